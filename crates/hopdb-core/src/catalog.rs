@@ -1,0 +1,145 @@
+//! The edge-type and label dictionaries: names <-> dense u32 ids, persisted in `meta` and
+//! loaded whole at open (they are small). Changes are published only after their batch
+//! commits, by swapping the shared `Arc<Catalog>`.
+
+use crate::engine::{Cf, KvRead, Op};
+use crate::error::{Error, Result};
+use crate::records::{TypeId, META_LABEL_PREFIX, META_TYPE_PREFIX};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// How edges of a type behave. Fixed when the type is created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct EdgeTypeOptions {
+    /// One edge per unordered pair, listed from both ends; `a-b` and `b-a` are the same edge.
+    pub undirected: bool,
+    /// Parallel edges allowed: each edge gets a stable edge id (see `WriteTxn::add_edge`).
+    pub multi: bool,
+}
+
+/// A declared edge type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EdgeType {
+    pub name: Arc<str>,
+    pub id: u32,
+    pub options: EdgeTypeOptions,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Catalog {
+    types: HashMap<Arc<str>, EdgeType>,
+    type_by_id: HashMap<TypeId, EdgeType>,
+    labels: HashMap<Arc<str>, TypeId>,
+    label_by_id: HashMap<TypeId, Arc<str>>,
+    pub any_undirected: bool,
+}
+
+const FLAG_UNDIRECTED: u8 = 1;
+const FLAG_MULTI: u8 = 2;
+
+impl Catalog {
+    pub(crate) fn load(kv: &dyn KvRead) -> Result<Catalog> {
+        let mut c = Catalog::default();
+        let mut bad = None;
+        kv.scan(Cf::Meta, META_TYPE_PREFIX, META_TYPE_PREFIX, &mut |k, v| {
+            let name = std::str::from_utf8(&k[META_TYPE_PREFIX.len()..]);
+            match (name, v) {
+                (Ok(name), [a, b, c2, d, flags]) => {
+                    c.add_type(EdgeType {
+                        name: name.into(),
+                        id: u32::from_be_bytes([*a, *b, *c2, *d]),
+                        options: EdgeTypeOptions {
+                            undirected: flags & FLAG_UNDIRECTED != 0,
+                            multi: flags & FLAG_MULTI != 0,
+                        },
+                    });
+                    true
+                }
+                _ => {
+                    bad = Some("edge type entry");
+                    false
+                }
+            }
+        })?;
+        kv.scan(Cf::Meta, META_LABEL_PREFIX, META_LABEL_PREFIX, &mut |k, v| match (
+            std::str::from_utf8(&k[META_LABEL_PREFIX.len()..]),
+            <[u8; 4]>::try_from(v),
+        ) {
+            (Ok(name), Ok(id)) => {
+                c.add_label(name.into(), u32::from_be_bytes(id));
+                true
+            }
+            _ => {
+                bad = Some("label entry");
+                false
+            }
+        })?;
+        if let Some(what) = bad {
+            return Err(Error::Storage {
+                context: "loading the catalog",
+                detail: format!("malformed {what} in meta"),
+            });
+        }
+        Ok(c)
+    }
+
+    pub(crate) fn add_type(&mut self, t: EdgeType) {
+        self.any_undirected |= t.options.undirected;
+        self.type_by_id.insert(t.id, t.clone());
+        self.types.insert(t.name.clone(), t);
+    }
+
+    pub(crate) fn add_label(&mut self, name: Arc<str>, id: TypeId) {
+        self.label_by_id.insert(id, name.clone());
+        self.labels.insert(name, id);
+    }
+
+    pub(crate) fn type_named(&self, name: &str) -> Option<&EdgeType> {
+        self.types.get(name)
+    }
+    pub(crate) fn type_by_id(&self, id: TypeId) -> Option<&EdgeType> {
+        self.type_by_id.get(&id)
+    }
+    pub(crate) fn label_id(&self, name: &str) -> Option<TypeId> {
+        self.labels.get(name).copied()
+    }
+    pub(crate) fn label_name(&self, id: TypeId) -> Option<&Arc<str>> {
+        self.label_by_id.get(&id)
+    }
+    pub(crate) fn types(&self) -> impl Iterator<Item = &EdgeType> {
+        self.type_by_id.values()
+    }
+    pub(crate) fn labels(&self) -> impl Iterator<Item = (&Arc<str>, TypeId)> {
+        self.labels.iter().map(|(n, i)| (n, *i))
+    }
+    pub(crate) fn next_type_id(&self) -> TypeId {
+        self.type_by_id.keys().max().map_or(0, |m| m + 1)
+    }
+    pub(crate) fn next_label_id(&self) -> TypeId {
+        self.label_by_id.keys().max().map_or(0, |m| m + 1)
+    }
+    pub(crate) fn is_undirected(&self, id: TypeId) -> bool {
+        self.type_by_id.get(&id).is_some_and(|t| t.options.undirected)
+    }
+}
+
+pub(crate) fn type_op(t: &EdgeType) -> Op {
+    let mut k = META_TYPE_PREFIX.to_vec();
+    k.extend_from_slice(t.name.as_bytes());
+    let mut v = t.id.to_be_bytes().to_vec();
+    let mut flags = 0;
+    if t.options.undirected {
+        flags |= FLAG_UNDIRECTED;
+    }
+    if t.options.multi {
+        flags |= FLAG_MULTI;
+    }
+    v.push(flags);
+    Op::Put(Cf::Meta, k, v)
+}
+
+pub(crate) fn label_op(name: &str, id: TypeId) -> Op {
+    let mut k = META_LABEL_PREFIX.to_vec();
+    k.extend_from_slice(name.as_bytes());
+    Op::Put(Cf::Meta, k, id.to_be_bytes().to_vec())
+}

@@ -1,0 +1,314 @@
+//! `hopdb check`: verifies the store's invariants on one snapshot.
+//!
+//! 1. every node record decodes, its key maps back to its id, its labels are indexed;
+//! 2. every adjacency entry names live nodes and a known type, records the right neighbour
+//!    key, and has its mirror (the `in` entry of a directed edge, the reverse `out` entry
+//!    of an undirected one) with the same weight and properties;
+//! 3. degree counters equal the counts recomputed from adjacency, per node and type;
+//! 4. global node, edge, label and type counters match; id counters exceed every used id.
+//!
+//! Work is per node (a few prefix scans each), so memory stays O(types) whatever the size.
+
+use crate::counters::Deg;
+use crate::engine::Cf;
+use crate::error::Result;
+use crate::read::View;
+use crate::records::*;
+use std::collections::HashMap;
+
+/// The result of [`crate::Graph::check`].
+#[derive(Debug, Clone, Default)]
+pub struct CheckReport {
+    pub nodes: u64,
+    pub edges: u64,
+    /// Up to [`CheckReport::MAX_PROBLEMS`] descriptions of broken invariants.
+    pub problems: Vec<String>,
+    /// Problems found in all, including those not listed.
+    pub problem_count: u64,
+}
+
+impl CheckReport {
+    pub const MAX_PROBLEMS: usize = 100;
+    pub fn is_ok(&self) -> bool {
+        self.problem_count == 0
+    }
+    fn problem(&mut self, p: String) {
+        self.problem_count += 1;
+        if self.problems.len() < Self::MAX_PROBLEMS {
+            self.problems.push(p);
+        }
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-6 * a.abs().max(b.abs()).max(1.0)
+}
+
+pub(crate) fn check(v: &View<'_>, next_node: NodeId, next_edge: u64) -> Result<CheckReport> {
+    let mut r = CheckReport::default();
+    let mut label_counts: HashMap<TypeId, i64> = HashMap::new();
+    let mut type_counts: HashMap<TypeId, i64> = HashMap::new();
+    let mut ids = Vec::new();
+    v.kv.scan(Cf::Nodes, &[], &[], &mut |k, _| {
+        if let Some(id) = parse_id(k) {
+            ids.push(id);
+        }
+        true
+    })?;
+    for &id in &ids {
+        if id >= next_node {
+            r.problem(format!("node id {id} is not below the next-id counter {next_node}"));
+        }
+        let Some(rec) = v.node_rec(id).ok().flatten() else {
+            r.problem(format!("node {id}: record does not decode"));
+            continue;
+        };
+        r.nodes += 1;
+        match v.kv.get(Cf::Keys, &rec.key.encode())? {
+            Some(m) if parse_id(&m) == Some(id) => {}
+            other => r.problem(format!(
+                "node {id} ({}): key maps to {:?}, not to it",
+                rec.key,
+                other.as_deref().and_then(parse_id)
+            )),
+        }
+        for &l in &rec.labels {
+            *label_counts.entry(l).or_default() += 1;
+            if v.cat.label_name(l).is_none() {
+                r.problem(format!("node {}: unknown label id {l}", rec.key));
+            }
+            if v.kv.get(Cf::Labels, &label_key(l, id))?.is_none() {
+                r.problem(format!("node {}: label {l} missing from the label index", rec.key));
+            }
+        }
+        check_node_edges(v, id, &rec.key, &mut r, &mut type_counts)?;
+    }
+    // Entries that belong to no live node.
+    for cf in [Cf::Out, Cf::In, Cf::Deg] {
+        let mut last = None;
+        let mut orphans = Vec::new();
+        v.kv.scan(cf, &[], &[], &mut |k, _| {
+            if let Some(id) = k.get(..8).and_then(parse_id) {
+                if last != Some(id) {
+                    last = Some(id);
+                    if ids.binary_search(&id).is_err() {
+                        orphans.push(id);
+                    }
+                }
+            }
+            true
+        })?;
+        for id in orphans {
+            r.problem(format!(
+                "{} entries of node id {id}, which does not exist (dangling id)",
+                cf.name()
+            ));
+        }
+    }
+    let mut orphans = Vec::new();
+    v.kv.scan(Cf::Labels, &[], &[], &mut |k, _| {
+        if let Some(id) = k.get(4..).and_then(parse_id) {
+            if ids.binary_search(&id).is_err() {
+                orphans.push(id);
+            }
+        }
+        true
+    })?;
+    for id in orphans {
+        r.problem(format!("label index entry of node id {id}, which does not exist"));
+    }
+    let mut multi_edges = 0u64;
+    let mut bad_ids = Vec::new();
+    v.kv.scan(Cf::EdgeIds, &[], &[], &mut |k, val| {
+        multi_edges += 1;
+        match (parse_id(k), parse_edge_id_value(val)) {
+            (Some(eid), Some((s, t, d))) => {
+                if eid >= next_edge {
+                    bad_ids.push(format!(
+                        "edge id {eid} is not below the next-edge-id counter {next_edge}"
+                    ));
+                }
+                if !matches!(v.kv.get(Cf::Out, &adj_key(s, t, d, eid)), Ok(Some(_))) {
+                    bad_ids.push(format!("edge id {eid} points at a missing edge"));
+                }
+            }
+            _ => bad_ids.push("malformed edge id entry".to_string()),
+        }
+        true
+    })?;
+    bad_ids.into_iter().for_each(|p| r.problem(p));
+    let _ = multi_edges;
+    // Global counters.
+    let stored_nodes = v.count(COUNT_NODES)?;
+    if stored_nodes != r.nodes {
+        r.problem(format!("node counter says {stored_nodes}, found {}", r.nodes));
+    }
+    let stored_edges = v.count(COUNT_EDGES)?;
+    if stored_edges != r.edges {
+        r.problem(format!("edge counter says {stored_edges}, found {}", r.edges));
+    }
+    for (name, l) in v.cat.labels() {
+        let (stored, found) = (
+            v.count(&count_label_key(l))?,
+            label_counts.get(&l).copied().unwrap_or(0),
+        );
+        if stored as i64 != found {
+            r.problem(format!("label {name}: counter says {stored}, found {found}"));
+        }
+    }
+    for t in v.cat.types() {
+        let (stored, found) = (
+            v.count(&count_type_key(t.id))?,
+            type_counts.get(&t.id).copied().unwrap_or(0),
+        );
+        if stored as i64 != found {
+            r.problem(format!("edge type {}: counter says {stored}, found {found}", t.name));
+        }
+    }
+    Ok(r)
+}
+
+fn check_node_edges(
+    v: &View<'_>,
+    id: NodeId,
+    key: &crate::NodeKey,
+    r: &mut CheckReport,
+    type_counts: &mut HashMap<TypeId, i64>,
+) -> Result<()> {
+    let mut deg: HashMap<TypeId, Deg> = HashMap::new();
+    let mut entries = Vec::new();
+    for cf in [Cf::Out, Cf::In] {
+        v.kv.scan(cf, &node_prefix(id), &node_prefix(id), &mut |k, val| {
+            entries.push((cf, k.to_vec(), val.to_vec()));
+            true
+        })?;
+    }
+    for (cf, k, val) in entries {
+        let Some(a) = parse_adj_key(&k) else {
+            r.problem(format!("node {key}: malformed {} key", cf.name()));
+            continue;
+        };
+        let Some(t) = v.cat.type_by_id(a.ty) else {
+            r.problem(format!("node {key}: edge of unknown type id {}", a.ty));
+            continue;
+        };
+        let Ok(rec) = EdgeRec::decode(&val) else {
+            r.problem(format!(
+                "node {key}: {} entry to node id {} does not decode",
+                cf.name(),
+                a.nbr
+            ));
+            continue;
+        };
+        let nbr_key = match v.node_rec(a.nbr) {
+            Ok(Some(n)) => n.key,
+            _ => {
+                r.problem(format!(
+                    "node {key}: {} edge to node id {}, which does not exist (dangling)",
+                    cf.name(),
+                    a.nbr
+                ));
+                continue;
+            }
+        };
+        if rec.nbr != nbr_key {
+            r.problem(format!(
+                "node {key}: edge records neighbour {} but node id {} is {nbr_key}",
+                rec.nbr, a.nbr
+            ));
+        }
+        if t.options.multi != (a.eid != 0) {
+            r.problem(format!("node {key}: edge id {} does not fit type {}", a.eid, t.name));
+        }
+        let w = weight_of(rec.weight);
+        let d = deg.entry(a.ty).or_default();
+        let (mirror_cf, counted) = match (cf, t.options.undirected) {
+            (Cf::In, true) => {
+                r.problem(format!("node {key}: undirected type {} has an in entry", t.name));
+                continue;
+            }
+            (Cf::Out, true) => {
+                let self_loop = a.nbr == id;
+                d.und += if self_loop { 2 } else { 1 };
+                d.und_w += if self_loop { 2.0 * w } else { w };
+                (if self_loop { None } else { Some(Cf::Out) }, id <= a.nbr)
+            }
+            (Cf::Out, false) => {
+                d.out += 1;
+                d.out_w += w;
+                (Some(Cf::In), true)
+            }
+            _ => {
+                d.inn += 1;
+                d.in_w += w;
+                (Some(Cf::Out), false)
+            }
+        };
+        if counted {
+            r.edges += 1;
+            *type_counts.entry(a.ty).or_default() += 1;
+        }
+        if let Some(mcf) = mirror_cf {
+            match v.kv.get(mcf, &adj_key(a.nbr, a.ty, id, a.eid))? {
+                None => r.problem(format!(
+                    "node {key}: {} edge to {nbr_key} has no mirror in {}",
+                    cf.name(),
+                    mcf.name()
+                )),
+                Some(m) => match EdgeRec::decode(&m) {
+                    Ok(m)
+                        if m.nbr == *key
+                            && m.props == rec.props
+                            && m.weight.map(f64::to_bits) == rec.weight.map(f64::to_bits) => {}
+                    _ => r.problem(format!("node {key}: edge to {nbr_key} differs from its mirror")),
+                },
+            }
+        }
+    }
+    let mut total = Deg::default();
+    for d in deg.values() {
+        total.add(d);
+    }
+    deg.insert(ALL_TYPES, total);
+    let mut stored: HashMap<TypeId, Deg> = HashMap::new();
+    let mut bad = false;
+    v.kv.scan(Cf::Deg, &node_prefix(id), &node_prefix(id), &mut |k, val| {
+        match (
+            k.get(8..12).map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+            Deg::decode(val),
+        ) {
+            (Some(t), Some(d)) => {
+                stored.insert(t, d);
+            }
+            _ => bad = true,
+        }
+        true
+    })?;
+    if bad {
+        r.problem(format!("node {key}: malformed degree counter"));
+    }
+    for (t, want) in &deg {
+        let got = stored.remove(t).unwrap_or_default();
+        let same = got.out == want.out
+            && got.inn == want.inn
+            && got.und == want.und
+            && close(got.out_w, want.out_w)
+            && close(got.in_w, want.in_w)
+            && close(got.und_w, want.und_w);
+        if !same {
+            r.problem(format!(
+                "node {key}: degree counters for type id {t} are {got:?}, recomputed {want:?}"
+            ));
+        }
+    }
+    for (t, got) in stored {
+        if !got.is_zero()
+            && (got.out != 0 || got.inn != 0 || got.und != 0 || !close(got.out_w + got.in_w + got.und_w, 0.0))
+        {
+            r.problem(format!(
+                "node {key}: degree counters for type id {t} are {got:?} but it has no such edges"
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! The narrow storage interface the graph layer stands on (decision 0001): point reads,
+//! prefix scans, atomic write batches and snapshots. RocksDB is the durable engine; the
+//! in-memory engine gives the same semantics for tests and ephemeral graphs.
+
+pub(crate) mod memory;
+pub(crate) mod rocks;
+
+use crate::error::Result;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The record kinds, one column family each (key layouts in `records.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Cf {
+    /// Format version, id counters, the edge-type and label dictionaries.
+    Meta = 0,
+    /// Encoded user key -> internal node id. Permanent: a key keeps its id after deletion.
+    Keys = 1,
+    /// Node id -> node record (key, labels, properties).
+    Nodes = 2,
+    /// (src, type, dst, edge id) -> edge record, listed from the source.
+    Out = 3,
+    /// (dst, type, src, edge id) -> edge record, listed from the target (directed types only).
+    In = 4,
+    /// (node, type) -> degree and weight-sum counters, maintained by a merge operator.
+    Deg = 5,
+    /// Global counters (nodes, edges, per label, per type), maintained by a merge operator.
+    Counts = 6,
+    /// (label, node) -> empty: the label index.
+    Labels = 7,
+    /// Edge id -> (src, type, dst) for the edges of multi-edge types.
+    EdgeIds = 8,
+}
+
+impl Cf {
+    pub(crate) const ALL: [Cf; 9] = [
+        Cf::Meta,
+        Cf::Keys,
+        Cf::Nodes,
+        Cf::Out,
+        Cf::In,
+        Cf::Deg,
+        Cf::Counts,
+        Cf::Labels,
+        Cf::EdgeIds,
+    ];
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Cf::Meta => "meta",
+            Cf::Keys => "keys",
+            Cf::Nodes => "nodes",
+            Cf::Out => "out",
+            Cf::In => "in",
+            Cf::Deg => "deg",
+            Cf::Counts => "counts",
+            Cf::Labels => "labels",
+            Cf::EdgeIds => "edge_ids",
+        }
+    }
+}
+
+/// One mutation of an atomic batch.
+#[derive(Debug, Clone)]
+pub(crate) enum Op {
+    Put(Cf, Vec<u8>, Vec<u8>),
+    Delete(Cf, Vec<u8>),
+    /// Adds the operand to the counters stored under the key (see `counters.rs`).
+    Merge(Cf, Vec<u8>, Vec<u8>),
+}
+
+/// Read access to one consistent or latest state.
+pub(crate) trait KvRead: Send + Sync {
+    fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>>;
+
+    /// Many point reads at once; `keys` sorted ascending lets RocksDB batch its lookups.
+    fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
+        keys.iter().map(|k| self.get(cf, k)).collect()
+    }
+
+    /// Visits, in key order, the entries whose key starts with `prefix` and is `>= start`
+    /// (pass `prefix` as `start` to begin at the prefix), until `f` returns false.
+    fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()>;
+}
+
+/// How far an acknowledged write is guaranteed to survive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// The write is in the write-ahead log before the call returns: it survives a crash or
+    /// `kill -9` of the process (like SQLite's WAL with synchronous=NORMAL), not a power loss.
+    #[default]
+    Process,
+    /// The WAL is fsynced before the call returns: the write survives power loss.
+    Sync,
+    /// No WAL (bulk loading): writes become durable at the next flush or clean close; a crash
+    /// loses the unflushed tail but leaves a consistent earlier state (atomic flush).
+    None,
+}
+
+/// Storage figures for `hopdb stats`.
+#[derive(Debug, Clone, Default)]
+pub struct StorageStats {
+    pub sst_bytes: u64,
+    pub live_data_bytes: u64,
+    pub memtable_bytes: u64,
+    pub block_cache_bytes: u64,
+    pub sst_files: u64,
+    pub wal_bytes: u64,
+}
+
+pub(crate) trait Engine: KvRead {
+    fn snapshot(&self) -> Arc<dyn KvRead>;
+    fn write(&self, ops: Vec<Op>, durability: Durability) -> Result<()>;
+    /// Persists memtables (makes `Durability::None` writes durable).
+    fn flush(&self) -> Result<()>;
+    fn compact(&self) -> Result<()>;
+    fn stats(&self) -> StorageStats;
+    /// A consistent copy of the store in `dir` (hard links where possible).
+    fn checkpoint(&self, dir: &Path) -> Result<()>;
+}

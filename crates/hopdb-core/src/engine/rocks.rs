@@ -1,0 +1,438 @@
+//! The durable engine: RocksDB, one column family per record kind (decision 0001).
+
+use super::{Cf, Durability, Engine, KvRead, Op, StorageStats};
+use crate::config::{AccessMode, Compression, Config};
+use crate::counters::{merge_count, merge_deg};
+use crate::error::{Error, Result};
+use rocksdb::{
+    checkpoint::Checkpoint, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor,
+    DBCompressionType, MergeOperands, Options, ReadOptions, SliceTransform, WriteBatch, WriteBufferManager,
+    WriteOptions, DB,
+};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Column families whose keys start with an 8-byte node id get a prefix extractor, so a
+/// node's adjacency scan uses prefix bloom filters.
+fn has_node_prefix(cf: Cf) -> bool {
+    matches!(cf, Cf::Out | Cf::In | Cf::Deg)
+}
+
+pub(crate) struct RocksEngine {
+    db: Arc<DB>,
+    path: PathBuf,
+    cache: Cache,
+    /// Kept alive for as long as the DB uses it.
+    _wbm: WriteBufferManager,
+    secondary_dir: Option<PathBuf>,
+}
+
+impl Drop for RocksEngine {
+    fn drop(&mut self) {
+        if let Some(d) = &self.secondary_dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Turns a RocksDB error into a typed one that names the store.
+fn map_err(path: &Path, context: &'static str, e: rocksdb::Error) -> Error {
+    let msg = e.to_string();
+    if e.kind() == rocksdb::ErrorKind::Corruption {
+        return Error::corrupt(path, msg);
+    }
+    if msg.contains("lock")
+        && (msg.contains("temporarily unavailable")
+            || msg.contains("No locks available")
+            || msg.contains("already held"))
+    {
+        return Error::StoreLocked { path: path.to_owned() };
+    }
+    Error::Storage {
+        context,
+        detail: format!("{}: {msg}", path.display()),
+    }
+}
+
+fn cf_options(cfg: &Config, cf: Cf, cache: &Cache, wbm: &WriteBufferManager) -> Options {
+    let mut t = BlockBasedOptions::default();
+    t.set_block_cache(cache);
+    t.set_format_version(6);
+    // Index and filter blocks live in the block cache (so the budget covers them) and are
+    // partitioned: a lookup loads one small partition, never a whole file's filter.
+    t.set_cache_index_and_filter_blocks(true);
+    t.set_cache_index_and_filter_blocks_with_high_priority(true);
+    t.set_pin_l0_filter_and_index_blocks_in_cache(true);
+    t.set_index_type(BlockBasedIndexType::TwoLevelIndexSearch);
+    t.set_partition_filters(true);
+    t.set_metadata_block_size(4096);
+    t.set_pin_top_level_index_and_filter(true);
+    if cfg.bloom_bits_per_key > 0.0 {
+        t.set_bloom_filter(cfg.bloom_bits_per_key, false);
+    }
+    let mut o = Options::default();
+    o.set_block_based_table_factory(&t);
+    o.set_write_buffer_size(cfg.write_buffer_bytes);
+    o.set_write_buffer_manager(wbm);
+    o.set_level_compaction_dynamic_level_bytes(true);
+    match cfg.compression {
+        Compression::None => o.set_compression_type(DBCompressionType::None),
+        Compression::Lz4Zstd => {
+            o.set_compression_type(DBCompressionType::Lz4);
+            o.set_bottommost_compression_type(DBCompressionType::Zstd);
+        }
+        Compression::Zstd => o.set_compression_type(DBCompressionType::Zstd),
+    }
+    if has_node_prefix(cf) {
+        o.set_prefix_extractor(SliceTransform::create_fixed_prefix(8));
+        o.set_memtable_prefix_bloom_ratio(0.05);
+    }
+    match cf {
+        Cf::Deg => o
+            .set_merge_operator_associative("hopdb.deg.v1", |_k: &[u8], base: Option<&[u8]>, ops: &MergeOperands| {
+                merge_deg(base, ops.iter())
+            }),
+        Cf::Counts => o.set_merge_operator_associative(
+            "hopdb.count.v1",
+            |_k: &[u8], base: Option<&[u8]>, ops: &MergeOperands| merge_count(base, ops.iter()),
+        ),
+        _ => {}
+    }
+    o
+}
+
+fn db_options(cfg: &Config) -> Options {
+    let mut o = Options::default();
+    o.create_if_missing(cfg.access == AccessMode::ReadWrite);
+    o.create_missing_column_families(cfg.access == AccessMode::ReadWrite);
+    o.set_max_background_jobs(cfg.background_jobs.max(1));
+    // One batch spans column families; atomic flush keeps them consistent even without a WAL.
+    o.set_atomic_flush(true);
+    // Bounds the WAL, hence the replay work at reopen (restart time follows the WAL tail).
+    o.set_max_total_wal_size((cfg.total_write_buffer_bytes as u64).max(64 << 20) * 2);
+    o.set_keep_log_file_num(4);
+    o.set_max_open_files(-1);
+    o
+}
+
+fn is_empty_dir(p: &Path) -> Result<bool> {
+    let mut rd = std::fs::read_dir(p).map_err(|source| Error::Io {
+        path: p.to_owned(),
+        source,
+    })?;
+    Ok(rd.next().is_none())
+}
+
+static SECONDARY_SEQ: AtomicU64 = AtomicU64::new(0);
+
+impl RocksEngine {
+    /// Opens (or, for a writer, creates) the store at `path`. Returns the engine and whether
+    /// the store was created just now.
+    pub(crate) fn open(path: &Path, cfg: &Config) -> Result<(RocksEngine, bool)> {
+        let writer = cfg.access == AccessMode::ReadWrite;
+        if path.exists() && !path.is_dir() {
+            return Err(Error::NotAStore {
+                path: path.to_owned(),
+                reason: "it is a file, not a directory".into(),
+            });
+        }
+        let has_current = path.join("CURRENT").is_file();
+        let fresh = !path.exists() || (!has_current && is_empty_dir(path)?);
+        if fresh && !writer {
+            return Err(Error::NotAStore {
+                path: path.to_owned(),
+                reason: "no store here (nothing to open read-only)".into(),
+            });
+        }
+        if !fresh && !has_current {
+            return Err(Error::NotAStore {
+                path: path.to_owned(),
+                reason: "the directory holds other files and no RocksDB CURRENT file".into(),
+            });
+        }
+        if !fresh {
+            let existing =
+                DB::list_cf(&Options::default(), path).map_err(|e| map_err(path, "listing column families", e))?;
+            let missing: Vec<&str> = Cf::ALL
+                .iter()
+                .map(|c| c.name())
+                .filter(|n| !existing.iter().any(|e| e == n))
+                .collect();
+            if !missing.is_empty() {
+                return Err(Error::NotAStore {
+                    path: path.to_owned(),
+                    reason: format!("a RocksDB database without HopDB's column families {missing:?}"),
+                });
+            }
+        }
+        if writer {
+            std::fs::create_dir_all(path).map_err(|source| Error::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        }
+        let cache = Cache::new_lru_cache(cfg.block_cache_bytes);
+        // Memtables have their own budget: charging them to the block cache would let a
+        // write burst evict every cached filter and index block.
+        let wbm = WriteBufferManager::new_write_buffer_manager(cfg.total_write_buffer_bytes, false);
+        let cfs: Vec<ColumnFamilyDescriptor> = Cf::ALL
+            .iter()
+            .map(|&cf| ColumnFamilyDescriptor::new(cf.name(), cf_options(cfg, cf, &cache, &wbm)))
+            .collect();
+        let opts = db_options(cfg);
+        let (db, secondary_dir) = match cfg.access {
+            AccessMode::ReadWrite => (
+                DB::open_cf_descriptors(&opts, path, cfs).map_err(|e| map_err(path, "opening the store", e))?,
+                None,
+            ),
+            AccessMode::Secondary => {
+                let dir = std::env::temp_dir().join(format!(
+                    "hopdb-secondary-{}-{}",
+                    std::process::id(),
+                    SECONDARY_SEQ.fetch_add(1, Ordering::Relaxed)
+                ));
+                let db = DB::open_cf_descriptors_as_secondary(&opts, path, &dir, cfs)
+                    .map_err(|e| map_err(path, "opening the store as a secondary", e))?;
+                (db, Some(dir))
+            }
+        };
+        tracing::info!(path = %path.display(), fresh, access = ?cfg.access, "opened RocksDB store");
+        Ok((
+            RocksEngine {
+                db: Arc::new(db),
+                path: path.to_owned(),
+                cache,
+                _wbm: wbm,
+                secondary_dir,
+            },
+            fresh,
+        ))
+    }
+
+    fn cf(&self, cf: Cf) -> &ColumnFamily {
+        // Every column family is created or verified at open.
+        self.db.cf_handle(cf.name()).expect("column family verified at open")
+    }
+}
+
+fn scan_opts(cf: Cf, prefix: &[u8]) -> ReadOptions {
+    let mut ro = ReadOptions::default();
+    if has_node_prefix(cf) && prefix.len() >= 8 {
+        ro.set_prefix_same_as_start(true);
+    } else {
+        ro.set_total_order_seek(true);
+    }
+    if let Some(ub) = prefix_successor(prefix) {
+        ro.set_iterate_upper_bound(ub);
+    }
+    ro
+}
+
+/// The smallest key greater than every key starting with `prefix`, if any.
+fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut p = prefix.to_vec();
+    while let Some(last) = p.pop() {
+        if last < 0xff {
+            p.push(last + 1);
+            return Some(p);
+        }
+    }
+    None
+}
+
+fn run_scan(
+    mut it: rocksdb::DBRawIteratorWithThreadMode<'_, DB>,
+    path: &Path,
+    prefix: &[u8],
+    start: &[u8],
+    f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+) -> Result<()> {
+    it.seek(if start > prefix { start } else { prefix });
+    while it.valid() {
+        let (Some(k), Some(v)) = (it.key(), it.value()) else {
+            break;
+        };
+        if !k.starts_with(prefix) || !f(k, v) {
+            break;
+        }
+        it.next();
+    }
+    it.status().map_err(|e| map_err(path, "scanning", e))
+}
+
+impl KvRead for RocksEngine {
+    fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.db
+            .get_pinned_cf(self.cf(cf), key)
+            .map(|o| o.map(|s| s.to_vec()))
+            .map_err(|e| map_err(&self.path, "reading", e))
+    }
+
+    fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
+        let sorted = keys.windows(2).all(|w| w[0] <= w[1]);
+        self.db
+            .batched_multi_get_cf(self.cf(cf), keys.iter().map(Vec::as_slice), sorted)
+            .into_iter()
+            .map(|r| {
+                r.map(|o| o.map(|s| s.to_vec()))
+                    .map_err(|e| map_err(&self.path, "reading", e))
+            })
+            .collect()
+    }
+
+    fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
+        let it = self.db.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix));
+        run_scan(it, &self.path, prefix, start, f)
+    }
+}
+
+/// A RocksDB snapshot that owns a reference to its database.
+struct RocksSnapshot {
+    // Field order matters: the snapshot is released before the DB reference is dropped.
+    // None for a secondary instance, which has no snapshots but is itself a fixed state.
+    snap: Option<rocksdb::SnapshotWithThreadMode<'static, DB>>,
+    db: Arc<DB>,
+    path: PathBuf,
+}
+
+impl RocksSnapshot {
+    fn new(db: Arc<DB>, path: PathBuf, secondary: bool) -> Self {
+        if secondary {
+            return RocksSnapshot { snap: None, db, path };
+        }
+        let snap = db.snapshot();
+        // SAFETY: the snapshot borrows the DB, which lives in an `Arc` that this struct owns
+        // and drops only after the snapshot (fields drop in declaration order). The 'static
+        // lifetime never escapes: the snapshot is private to this struct.
+        #[allow(unsafe_code)]
+        let snap: rocksdb::SnapshotWithThreadMode<'static, DB> = unsafe { std::mem::transmute(snap) };
+        RocksSnapshot {
+            snap: Some(snap),
+            db,
+            path,
+        }
+    }
+    fn cf(&self, cf: Cf) -> &ColumnFamily {
+        self.db.cf_handle(cf.name()).expect("column family verified at open")
+    }
+}
+
+impl KvRead for RocksSnapshot {
+    fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        let Some(snap) = &self.snap else {
+            return self
+                .db
+                .get_pinned_cf(self.cf(cf), key)
+                .map(|o| o.map(|s| s.to_vec()))
+                .map_err(|e| map_err(&self.path, "reading", e));
+        };
+        snap.get_pinned_cf(self.cf(cf), key)
+            .map(|o| o.map(|s| s.to_vec()))
+            .map_err(|e| map_err(&self.path, "reading a snapshot", e))
+    }
+
+    fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
+        let it = match &self.snap {
+            Some(snap) => snap.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix)),
+            None => self.db.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix)),
+        };
+        run_scan(it, &self.path, prefix, start, f)
+    }
+}
+
+impl Engine for RocksEngine {
+    fn snapshot(&self) -> Arc<dyn KvRead> {
+        Arc::new(RocksSnapshot::new(
+            self.db.clone(),
+            self.path.clone(),
+            self.secondary_dir.is_some(),
+        ))
+    }
+
+    fn write(&self, ops: Vec<Op>, durability: Durability) -> Result<()> {
+        if self.secondary_dir.is_some() {
+            return Err(Error::ReadOnly { op: "writing" });
+        }
+        let mut b = WriteBatch::default();
+        for op in &ops {
+            match op {
+                Op::Put(cf, k, v) => b.put_cf(self.cf(*cf), k, v),
+                Op::Delete(cf, k) => b.delete_cf(self.cf(*cf), k),
+                Op::Merge(cf, k, v) => b.merge_cf(self.cf(*cf), k, v),
+            }
+        }
+        let mut wo = WriteOptions::default();
+        wo.set_sync(durability == Durability::Sync);
+        wo.disable_wal(durability == Durability::None);
+        self.db
+            .write_opt(b, &wo)
+            .map_err(|e| map_err(&self.path, "committing a write batch", e))
+    }
+
+    fn flush(&self) -> Result<()> {
+        if self.secondary_dir.is_some() {
+            return Ok(());
+        }
+        let handles: Vec<&ColumnFamily> = Cf::ALL.iter().map(|&c| self.cf(c)).collect();
+        self.db
+            .flush_cfs_opt(&handles, &rocksdb::FlushOptions::default())
+            .map_err(|e| map_err(&self.path, "flushing", e))?;
+        self.db
+            .flush_wal(true)
+            .map_err(|e| map_err(&self.path, "syncing the WAL", e))
+    }
+
+    fn compact(&self) -> Result<()> {
+        for &c in &Cf::ALL {
+            self.db.compact_range_cf(self.cf(c), None::<&[u8]>, None::<&[u8]>);
+        }
+        Ok(())
+    }
+
+    fn stats(&self) -> StorageStats {
+        let sum = |prop: &str| -> u64 {
+            Cf::ALL
+                .iter()
+                .filter_map(|&c| self.db.property_int_value_cf(self.cf(c), prop).ok().flatten())
+                .sum()
+        };
+        let wal_bytes = std::fs::read_dir(&self.path)
+            .map(|rd| {
+                rd.filter_map(|e| e.ok())
+                    .filter(|e| e.path().extension().is_some_and(|x| x == "log"))
+                    .filter_map(|e| e.metadata().ok())
+                    .map(|m| m.len())
+                    .sum()
+            })
+            .unwrap_or(0);
+        let sst_files = (0..7).map(|l| sum(&format!("rocksdb.num-files-at-level{l}"))).sum();
+        StorageStats {
+            sst_bytes: sum("rocksdb.total-sst-files-size"),
+            live_data_bytes: sum("rocksdb.estimate-live-data-size"),
+            memtable_bytes: sum("rocksdb.cur-size-all-mem-tables"),
+            block_cache_bytes: self.cache.get_usage() as u64,
+            sst_files,
+            wal_bytes,
+        }
+    }
+
+    fn checkpoint(&self, dir: &Path) -> Result<()> {
+        let cp = Checkpoint::new(&self.db).map_err(|e| map_err(&self.path, "preparing a checkpoint", e))?;
+        cp.create_checkpoint(dir)
+            .map_err(|e| map_err(dir, "writing a checkpoint", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefix_successor;
+
+    #[test]
+    fn prefix_successor_handles_carries() {
+        assert_eq!(prefix_successor(b"ab"), Some(b"ac".to_vec()));
+        assert_eq!(prefix_successor(&[1, 0xff]), Some(vec![2]));
+        assert_eq!(prefix_successor(&[0xff, 0xff]), None);
+        assert_eq!(prefix_successor(b""), None);
+    }
+}

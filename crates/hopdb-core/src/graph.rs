@@ -1,0 +1,613 @@
+//! The store handle: open, read (latest state or a snapshot), write, maintain.
+
+use crate::catalog::{Catalog, EdgeType, EdgeTypeOptions};
+use crate::check::{check, CheckReport};
+use crate::config::{AccessMode, Config};
+use crate::engine::memory::MemEngine;
+use crate::engine::rocks::RocksEngine;
+use crate::engine::{Cf, Engine, KvRead, Op, StorageStats};
+use crate::error::{Error, Result};
+use crate::model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
+use crate::read::{IdCache, KeyWeighter, View};
+use crate::records::*;
+use crate::value::{NodeKey, Props};
+use crate::write::WriteTxn;
+use parking_lot::{Mutex, RwLock};
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The on-disk format this build writes and reads (decision 0005).
+pub const FORMAT_VERSION: u32 = 1;
+
+pub(crate) struct WriterState {
+    pub next_node: NodeId,
+    pub next_edge: u64,
+    /// Ids known to be live nodes in the committed state. Only writers read or change it,
+    /// under the writer lock, so it cannot go stale; it spares edge writes a liveness read
+    /// per endpoint.
+    pub live: quick_cache::unsync::Cache<NodeId, ()>,
+}
+
+pub(crate) struct Inner {
+    pub engine: Box<dyn Engine>,
+    pub path: Option<PathBuf>,
+    pub cfg: Config,
+    catalog: RwLock<Arc<Catalog>>,
+    pub ids: IdCache,
+    writer: Mutex<WriterState>,
+    /// Test hook: this many upcoming commits fail before reaching the engine.
+    pub fail_commits: std::sync::atomic::AtomicU32,
+}
+
+impl Inner {
+    pub(crate) fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.read().clone()
+    }
+    pub(crate) fn set_catalog(&self, c: Catalog) {
+        *self.catalog.write() = Arc::new(c);
+    }
+}
+
+/// A property graph store. Cheap to clone (clones share the store) and safe to use from many
+/// threads: readers never block; writers take turns.
+///
+/// ```
+/// use hopdb_core::{Direction, Graph, GraphRead, props, Value, WriteMode};
+/// let dir = tempfile::tempdir().unwrap();
+/// let g = Graph::open(dir.path()).unwrap();
+/// g.upsert_node("ada", &["Person"], props([("born", Value::Int(1815))]), WriteMode::Merge).unwrap();
+/// g.upsert_edge("ada", "WROTE_TO", "charles", None, Default::default(), WriteMode::Merge).unwrap();
+/// let out = g.edges(&"ada".into(), Direction::Out, None, None).unwrap();
+/// assert_eq!(out[0].dst, "charles".into());
+/// assert_eq!(g.degree(&"charles".into(), Direction::In, None).unwrap().count, 1);
+/// ```
+#[derive(Clone)]
+pub struct Graph {
+    inner: Arc<Inner>,
+}
+
+/// Storage-level facts for `hopdb stats`.
+#[derive(Debug, Clone)]
+pub struct Stats {
+    pub path: Option<PathBuf>,
+    pub format_version: u32,
+    pub nodes: u64,
+    pub edges: u64,
+    pub labels: Vec<(String, u64)>,
+    pub edge_types: Vec<(EdgeType, u64)>,
+    pub storage: StorageStats,
+}
+
+fn meta_u64(kv: &dyn KvRead, key: &[u8]) -> Result<Option<u64>> {
+    match kv.get(Cf::Meta, key)? {
+        None => Ok(None),
+        Some(v) => Ok(Some(u64::from_le_bytes(
+            v.as_slice()
+                .try_into()
+                .map_err(|_| crate::read::corrupt_rec("meta counter"))?,
+        ))),
+    }
+}
+
+impl Graph {
+    /// Opens the store in `path` for writing, creating it if the directory is absent or empty.
+    pub fn open(path: impl AsRef<Path>) -> Result<Graph> {
+        Self::open_with(path, Config::default())
+    }
+
+    /// Opens the store in `path` with explicit configuration.
+    pub fn open_with(path: impl AsRef<Path>, cfg: Config) -> Result<Graph> {
+        let path = path.as_ref();
+        let started = Instant::now();
+        let (engine, fresh) = RocksEngine::open(path, &cfg)?;
+        let g = Self::init(Box::new(engine), Some(path.to_owned()), cfg, fresh)?;
+        tracing::info!(path = %path.display(), ms = started.elapsed().as_millis() as u64, "store ready");
+        Ok(g)
+    }
+
+    /// A new, empty in-memory store with the default configuration.
+    pub fn in_memory() -> Graph {
+        Self::in_memory_with(Config::default())
+    }
+
+    /// A new, empty in-memory store (same semantics as on disk; gone when dropped).
+    pub fn in_memory_with(cfg: Config) -> Graph {
+        Self::init(Box::new(MemEngine::new()), None, cfg, true)
+            .expect("initialising an empty in-memory store cannot fail")
+    }
+
+    fn init(engine: Box<dyn Engine>, path: Option<PathBuf>, cfg: Config, fresh: bool) -> Result<Graph> {
+        let shown = path.clone().unwrap_or_else(|| PathBuf::from(":memory:"));
+        let version = engine.get(Cf::Meta, META_FORMAT)?;
+        match version {
+            None => {
+                // A writer that crashed between creating the files and writing the header
+                // leaves an empty store: initialise it like a fresh one.
+                let mut empty = true;
+                for cf in [Cf::Meta, Cf::Nodes, Cf::Keys] {
+                    engine.scan(cf, &[], &[], &mut |_, _| {
+                        empty = false;
+                        false
+                    })?;
+                }
+                if !(fresh || empty) {
+                    return Err(Error::NotAStore {
+                        path: shown,
+                        reason: "no HopDB format version in its metadata".into(),
+                    });
+                }
+                if cfg.access != AccessMode::ReadWrite {
+                    return Err(Error::NotAStore {
+                        path: shown,
+                        reason: "the store was never initialised".into(),
+                    });
+                }
+                engine.write(
+                    vec![
+                        Op::Put(Cf::Meta, META_FORMAT.to_vec(), FORMAT_VERSION.to_le_bytes().to_vec()),
+                        Op::Put(Cf::Meta, META_NEXT_NODE.to_vec(), 1u64.to_le_bytes().to_vec()),
+                        Op::Put(Cf::Meta, META_NEXT_EDGE.to_vec(), 1u64.to_le_bytes().to_vec()),
+                    ],
+                    crate::Durability::Sync,
+                )?;
+            }
+            Some(v) => {
+                let found = <[u8; 4]>::try_from(v.as_slice())
+                    .map(u32::from_le_bytes)
+                    .map_err(|_| Error::corrupt(&shown, "malformed format version"))?;
+                if found != FORMAT_VERSION {
+                    let hint = if found > FORMAT_VERSION {
+                        " (written by a newer HopDB: upgrade HopDB)"
+                    } else {
+                        " (written by an older HopDB: no upgrade path exists for it)"
+                    };
+                    return Err(Error::UnsupportedFormat {
+                        path: shown,
+                        found,
+                        supported: FORMAT_VERSION,
+                        hint,
+                    });
+                }
+            }
+        }
+        let catalog = Catalog::load(&*engine)?;
+        let next_node = meta_u64(&*engine, META_NEXT_NODE)?.unwrap_or(1);
+        let next_edge = meta_u64(&*engine, META_NEXT_EDGE)?.unwrap_or(1);
+        let ids = IdCache::with_weighter(
+            (cfg.id_cache_bytes / 80).max(16) as usize,
+            cfg.id_cache_bytes.max(1024),
+            KeyWeighter,
+        );
+        let live = quick_cache::unsync::Cache::new((cfg.id_cache_bytes / 64).max(16) as usize);
+        Ok(Graph {
+            inner: Arc::new(Inner {
+                engine,
+                path,
+                cfg,
+                catalog: RwLock::new(Arc::new(catalog)),
+                ids,
+                writer: Mutex::new(WriterState {
+                    next_node,
+                    next_edge,
+                    live,
+                }),
+                fail_commits: Default::default(),
+            }),
+        })
+    }
+
+    /// The store directory, or None for an in-memory store.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.inner.cfg
+    }
+
+    /// Starts a write transaction, waiting for the one writer slot.
+    pub fn write(&self) -> Result<WriteTxn<'_>> {
+        if self.inner.cfg.access != AccessMode::ReadWrite {
+            return Err(Error::ReadOnly { op: "writing" });
+        }
+        Ok(WriteTxn::new(&self.inner, self.inner.writer.lock()))
+    }
+
+    /// A consistent read snapshot: later writes are invisible to it.
+    pub fn read(&self) -> ReadTxn {
+        ReadTxn {
+            kv: self.inner.engine.snapshot(),
+            cat: self.inner.catalog(),
+            g: self.inner.clone(),
+        }
+    }
+
+    // ---- writes, each its own atomic transaction ----
+
+    pub fn upsert_node(&self, key: impl Into<NodeKey>, labels: &[&str], props: Props, mode: WriteMode) -> Result<()> {
+        let mut tx = self.write()?;
+        tx.upsert_node(key, labels, props, mode)?;
+        tx.commit()
+    }
+
+    /// Upserts many nodes atomically: all or none (errors name the failing item's index).
+    pub fn upsert_nodes(&self, nodes: &[NodeInput], mode: WriteMode) -> Result<()> {
+        let mut tx = self.write()?;
+        tx.upsert_nodes(nodes, mode)?;
+        tx.commit()
+    }
+
+    pub fn delete_node(&self, key: impl Into<NodeKey>) -> Result<()> {
+        let mut tx = self.write()?;
+        tx.delete_node(key)?;
+        tx.commit()
+    }
+
+    pub fn upsert_edge(
+        &self,
+        src: impl Into<NodeKey>,
+        ty: &str,
+        dst: impl Into<NodeKey>,
+        weight: Option<f64>,
+        props: Props,
+        mode: WriteMode,
+    ) -> Result<()> {
+        let mut tx = self.write()?;
+        tx.upsert_edge(src, ty, dst, weight, props, mode)?;
+        tx.commit()
+    }
+
+    /// Upserts many edges atomically (the UnumDB suite's 500-edge batches).
+    pub fn upsert_edges(&self, edges: &[EdgeInput], mode: WriteMode) -> Result<()> {
+        let mut tx = self.write()?;
+        tx.upsert_edges(edges, mode)?;
+        tx.commit()
+    }
+
+    pub fn delete_edge(&self, src: impl Into<NodeKey>, ty: &str, dst: impl Into<NodeKey>) -> Result<()> {
+        let mut tx = self.write()?;
+        tx.delete_edge(src, ty, dst)?;
+        tx.commit()
+    }
+
+    /// Deletes many edges atomically; every one must exist, else nothing is deleted.
+    pub fn delete_edges(&self, edges: &[(NodeKey, String, NodeKey)]) -> Result<()> {
+        let mut tx = self.write()?;
+        for (i, (s, t, d)) in edges.iter().enumerate() {
+            tx.delete_edge(s.clone(), t, d.clone()).map_err(|e| e.at(i))?;
+        }
+        tx.commit()
+    }
+
+    /// Declares an edge type (undirected and/or multi-edge) before its first use.
+    pub fn define_edge_type(&self, name: &str, options: EdgeTypeOptions) -> Result<EdgeType> {
+        let mut tx = self.write()?;
+        let t = tx.define_edge_type(name, options)?;
+        tx.commit()?;
+        Ok(t)
+    }
+
+    // ---- maintenance ----
+
+    /// Verifies the store's invariants (see [`CheckReport`]) on a snapshot.
+    pub fn check(&self) -> Result<CheckReport> {
+        let snap = self.inner.engine.snapshot();
+        let cat = self.inner.catalog();
+        let next = meta_u64(&*snap, META_NEXT_NODE)?.unwrap_or(1);
+        let next_edge = meta_u64(&*snap, META_NEXT_EDGE)?.unwrap_or(1);
+        check(
+            &View {
+                kv: &*snap,
+                cat: &cat,
+                ids: None,
+            },
+            next,
+            next_edge,
+        )
+    }
+
+    pub fn stats(&self) -> Result<Stats> {
+        let g = self.view();
+        let v = g.v();
+        Ok(Stats {
+            path: self.inner.path.clone(),
+            format_version: FORMAT_VERSION,
+            nodes: v.count(COUNT_NODES)?,
+            edges: v.count(COUNT_EDGES)?,
+            labels: v.labels()?,
+            edge_types: v.edge_types()?,
+            storage: self.inner.engine.stats(),
+        })
+    }
+
+    /// Makes everything written so far durable on disk (needed only with `Durability::None`).
+    pub fn flush(&self) -> Result<()> {
+        self.inner.engine.flush()
+    }
+
+    /// Compacts every column family (reclaims space after large deletes).
+    pub fn compact(&self) -> Result<()> {
+        self.inner.engine.compact()
+    }
+
+    /// Writes a consistent copy of the store into the new directory `dir` (an online
+    /// RocksDB checkpoint: hard links, so it is fast and readers and writers keep running).
+    pub fn checkpoint(&self, dir: impl AsRef<Path>) -> Result<()> {
+        self.inner.engine.checkpoint(dir.as_ref())
+    }
+
+    /// Fault injection for tests: the next `n` commits fail with a storage error, as if the
+    /// disk had refused the write. Nothing of a failed commit may become visible.
+    #[doc(hidden)]
+    pub fn inject_commit_failures(&self, n: u32) {
+        self.inner.fail_commits.store(n, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    fn view(&self) -> ViewGuard<'_> {
+        ViewGuard {
+            kv: &*self.inner.engine,
+            cat: self.inner.catalog(),
+            ids: &self.inner.ids,
+        }
+    }
+}
+
+/// A view plus the catalog it borrows.
+#[doc(hidden)]
+pub struct ViewGuard<'a> {
+    kv: &'a dyn KvRead,
+    cat: Arc<Catalog>,
+    ids: &'a IdCache,
+}
+
+impl ViewGuard<'_> {
+    fn v(&self) -> View<'_> {
+        View {
+            kv: self.kv,
+            cat: &self.cat,
+            ids: Some(self.ids),
+        }
+    }
+}
+
+macro_rules! delegate_view {
+    ($self:ident) => {
+        $self.view_guard().v()
+    };
+}
+
+/// A consistent snapshot of the store. Reads through it all see the same state.
+pub struct ReadTxn {
+    kv: Arc<dyn KvRead>,
+    cat: Arc<Catalog>,
+    g: Arc<Inner>,
+}
+
+/// Read operations, on the latest state ([`Graph`]) or a snapshot ([`ReadTxn`]).
+pub trait GraphRead {
+    #[doc(hidden)]
+    fn view_guard(&self) -> ViewGuard<'_>;
+
+    /// The node with this key, if it exists.
+    fn node(&self, key: &NodeKey) -> Result<Option<Node>> {
+        delegate_view!(self).node(key)
+    }
+    fn has_node(&self, key: &NodeKey) -> Result<bool> {
+        delegate_view!(self).has_node(key)
+    }
+    /// The edge `src -[ty]-> dst` of a simple type (`dst -[ty]- src` too if undirected).
+    fn edge(&self, src: &NodeKey, ty: &str, dst: &NodeKey) -> Result<Option<Edge>> {
+        delegate_view!(self).find_edge(src, dst, Some(ty), false)
+    }
+    /// The first edge from `src` to `dst` (of type `ty`, or of any type in type-id order),
+    /// looking at `dst -> src` too when `either_direction`.
+    fn edge_between(
+        &self,
+        src: &NodeKey,
+        dst: &NodeKey,
+        ty: Option<&str>,
+        either_direction: bool,
+    ) -> Result<Option<Edge>> {
+        delegate_view!(self).find_edge(src, dst, ty, either_direction)
+    }
+    fn edge_by_id(&self, id: u64) -> Result<Option<Edge>> {
+        delegate_view!(self).edge_by_id(id)
+    }
+    /// Whether an edge `src -> dst` exists (of type `ty` or any), or `dst -> src` too when
+    /// `either_direction`. One point lookup per type.
+    fn has_edge(&self, src: &NodeKey, dst: &NodeKey, ty: Option<&str>, either_direction: bool) -> Result<bool> {
+        delegate_view!(self).has_edge(src, dst, ty, either_direction)
+    }
+    /// The edges of a node with their properties and weights: one seek plus a sequential
+    /// read per direction. `NodeNotFound` if the node does not exist.
+    fn edges(&self, key: &NodeKey, dir: Direction, ty: Option<&str>, limit: Option<usize>) -> Result<Vec<Edge>> {
+        delegate_view!(self).edges(key, dir, ty, limit)
+    }
+    /// The distinct neighbour keys of a node, in adjacency order.
+    fn neighbors(&self, key: &NodeKey, dir: Direction, ty: Option<&str>, limit: Option<usize>) -> Result<Vec<NodeKey>> {
+        delegate_view!(self).neighbors(key, dir, ty, limit)
+    }
+    /// Degree and weight sum in O(1) from maintained counters.
+    fn degree(&self, key: &NodeKey, dir: Direction, ty: Option<&str>) -> Result<Degree> {
+        delegate_view!(self).degree(key, dir, ty)
+    }
+    fn node_count(&self) -> Result<u64> {
+        delegate_view!(self).count(COUNT_NODES)
+    }
+    fn edge_count(&self) -> Result<u64> {
+        delegate_view!(self).count(COUNT_EDGES)
+    }
+    /// Number of nodes carrying `label`.
+    fn label_count(&self, label: &str) -> Result<u64> {
+        let g = self.view_guard();
+        match g.cat.label_id(label) {
+            Some(l) => g.v().count(&count_label_key(l)),
+            None => Ok(0),
+        }
+    }
+    /// Labels in use with their node counts, by name.
+    fn labels(&self) -> Result<Vec<(String, u64)>> {
+        delegate_view!(self).labels()
+    }
+    /// Edge types with their edge counts, by name.
+    fn edge_types(&self) -> Result<Vec<(EdgeType, u64)>> {
+        delegate_view!(self).edge_types()
+    }
+    /// Keys of nodes with `label`, in id order.
+    fn nodes_with_label(&self, label: &str, limit: Option<usize>) -> Result<Vec<NodeKey>> {
+        delegate_view!(self).nodes_with_label(label, limit)
+    }
+
+    // ---- batch forms (LightRAG's batch calls) ----
+
+    /// Nodes for many keys; `None` where absent.
+    fn nodes_batch(&self, keys: &[NodeKey]) -> Result<Vec<Option<Node>>> {
+        let g = self.view_guard();
+        let v = g.v();
+        keys.iter().map(|k| v.node(k)).collect()
+    }
+    /// Degrees for many keys; `None` where the node is absent.
+    fn degrees_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
+        let g = self.view_guard();
+        let v = g.v();
+        keys.iter().map(|k| absent_as_none(v.degree(k, dir, ty))).collect()
+    }
+    /// Edge lists for many keys; `None` where the node is absent.
+    fn edges_batch(
+        &self,
+        keys: &[NodeKey],
+        dir: Direction,
+        ty: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<Vec<Option<Vec<Edge>>>> {
+        let g = self.view_guard();
+        let v = g.v();
+        keys.iter()
+            .map(|k| absent_as_none(v.edges(k, dir, ty, limit)))
+            .collect()
+    }
+    /// Edges between many pairs; `None` where no such edge exists.
+    fn edges_between_batch(
+        &self,
+        pairs: &[(NodeKey, NodeKey)],
+        ty: Option<&str>,
+        either_direction: bool,
+    ) -> Result<Vec<Option<Edge>>> {
+        let g = self.view_guard();
+        let v = g.v();
+        pairs
+            .iter()
+            .map(|(a, b)| v.find_edge(a, b, ty, either_direction))
+            .collect()
+    }
+}
+
+fn absent_as_none<T>(r: Result<T>) -> Result<Option<T>> {
+    match r {
+        Ok(x) => Ok(Some(x)),
+        Err(Error::NodeNotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+impl GraphRead for Graph {
+    fn view_guard(&self) -> ViewGuard<'_> {
+        self.view()
+    }
+    // Batch reads on the latest state run on one snapshot, so they see one state.
+    fn nodes_batch(&self, keys: &[NodeKey]) -> Result<Vec<Option<Node>>> {
+        self.read().nodes_batch(keys)
+    }
+    fn degrees_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
+        self.read().degrees_batch(keys, dir, ty)
+    }
+    fn edges_batch(
+        &self,
+        keys: &[NodeKey],
+        dir: Direction,
+        ty: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<Vec<Option<Vec<Edge>>>> {
+        self.read().edges_batch(keys, dir, ty, limit)
+    }
+    fn edges_between_batch(
+        &self,
+        pairs: &[(NodeKey, NodeKey)],
+        ty: Option<&str>,
+        either_direction: bool,
+    ) -> Result<Vec<Option<Edge>>> {
+        self.read().edges_between_batch(pairs, ty, either_direction)
+    }
+}
+
+impl GraphRead for ReadTxn {
+    fn view_guard(&self) -> ViewGuard<'_> {
+        ViewGuard {
+            kv: &*self.kv,
+            cat: self.cat.clone(),
+            ids: &self.g.ids,
+        }
+    }
+}
+
+impl ReadTxn {
+    /// Streams every node of this snapshot in id order, fetching `chunk` nodes at a time.
+    pub fn scan_nodes(&self, chunk: usize) -> NodeScan {
+        NodeScan {
+            kv: self.kv.clone(),
+            cat: self.cat.clone(),
+            next: 1,
+            buf: VecDeque::new(),
+            chunk: chunk.max(1),
+            done: false,
+        }
+    }
+}
+
+impl Graph {
+    /// Streams every node (of a snapshot taken now) in id order, in bounded memory.
+    pub fn scan_nodes(&self) -> NodeScan {
+        self.read().scan_nodes(1024)
+    }
+}
+
+/// A streaming scan over the nodes of a snapshot.
+pub struct NodeScan {
+    kv: Arc<dyn KvRead>,
+    cat: Arc<Catalog>,
+    next: NodeId,
+    buf: VecDeque<Node>,
+    chunk: usize,
+    done: bool,
+}
+
+impl Iterator for NodeScan {
+    type Item = Result<Node>;
+    fn next(&mut self) -> Option<Result<Node>> {
+        if self.buf.is_empty() && !self.done {
+            let v = View {
+                kv: &*self.kv,
+                cat: &self.cat,
+                ids: None,
+            };
+            let (chunk, mut last) = (self.chunk, None);
+            let mut got = Vec::with_capacity(chunk);
+            if let Err(e) = v.scan_nodes(self.next, &mut |id, rec| {
+                got.push(rec);
+                last = Some(id);
+                got.len() < chunk
+            }) {
+                self.done = true;
+                return Some(Err(e));
+            }
+            match last {
+                Some(id) if got.len() == chunk => self.next = id + 1,
+                _ => self.done = true,
+            }
+            self.buf.extend(got.into_iter().map(|r| v.to_node(r)));
+        }
+        self.buf.pop_front().map(Ok)
+    }
+}

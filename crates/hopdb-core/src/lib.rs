@@ -1,0 +1,40 @@
+//! HopDB core: a durable property-graph store on RocksDB, with an in-memory twin.
+//!
+//! Nodes have a unique user key ([`NodeKey`]: string or i64), labels and properties; edges
+//! are typed, directed (or of an undirected type), with properties and an optional weight.
+//! Every operation is in [`Graph`] (writes, maintenance), [`GraphRead`] (reads, on the latest
+//! state or a [`ReadTxn`] snapshot) and [`WriteTxn`] (atomic multi-operation writes).
+//!
+//! Storage layout, id scheme and format version are recorded in `docs/decisions/`.
+
+// `unsafe` lives in one audited place (the owned RocksDB snapshot in engine/rocks.rs).
+#![deny(unsafe_code)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used))]
+
+mod catalog;
+mod check;
+mod config;
+mod counters;
+mod engine;
+mod error;
+mod graph;
+mod model;
+mod read;
+mod records;
+mod value;
+mod write;
+
+pub use catalog::{EdgeType, EdgeTypeOptions};
+pub use check::CheckReport;
+pub use config::{AccessMode, Compression, Config, Durability, MissingEndpoints};
+pub use engine::StorageStats;
+pub use error::{Error, Result};
+pub use graph::{Graph, GraphRead, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
+pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
+pub use value::{props, NodeKey, Props, Value, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_PROPS_BYTES};
+pub use write::WriteTxn;
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

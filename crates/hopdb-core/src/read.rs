@@ -1,0 +1,493 @@
+//! Read operations, written once over any [`KvRead`]: the latest state, a snapshot, or a
+//! write transaction's own view. [`GraphRead`] exposes them on `Graph` and `ReadTxn`.
+
+use crate::catalog::{Catalog, EdgeType};
+use crate::counters::{decode_count, Deg};
+use crate::engine::{Cf, KvRead};
+use crate::error::{Error, Result};
+use crate::model::{Degree, Direction, Edge, Node};
+use crate::records::*;
+use crate::value::NodeKey;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+/// Weighs cache entries by their approximate heap footprint.
+#[derive(Clone)]
+pub(crate) struct KeyWeighter;
+impl quick_cache::Weighter<NodeKey, NodeId> for KeyWeighter {
+    fn weight(&self, k: &NodeKey, _v: &NodeId) -> u64 {
+        // Key bytes plus the entry's fixed overhead inside the cache.
+        64 + match k {
+            NodeKey::Int(_) => 0,
+            NodeKey::Str(s) => s.len() as u64,
+        }
+    }
+}
+
+/// key -> node id. Safe to share by every reader and snapshot because a key's id never
+/// changes once committed (decision 0002).
+pub(crate) type IdCache = quick_cache::sync::Cache<NodeKey, NodeId, KeyWeighter>;
+
+/// Which column family an adjacency entry came from.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum Side {
+    Out,
+    In,
+}
+
+/// A read-only view over one state of the store.
+pub(crate) struct View<'a> {
+    pub kv: &'a dyn KvRead,
+    pub cat: &'a Catalog,
+    pub ids: Option<&'a IdCache>,
+}
+
+impl View<'_> {
+    /// The node id a key maps to (the node itself may have been deleted).
+    pub(crate) fn node_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
+        if let Some(id) = self.ids.and_then(|c| c.get(key)) {
+            return Ok(Some(id));
+        }
+        let Some(v) = self.kv.get(Cf::Keys, &key.encode())? else {
+            return Ok(None);
+        };
+        let id = parse_id(&v).ok_or_else(|| corrupt_rec("key mapping"))?;
+        if let Some(c) = self.ids {
+            c.insert(key.clone(), id);
+        }
+        Ok(Some(id))
+    }
+
+    pub(crate) fn node_rec(&self, id: NodeId) -> Result<Option<NodeRec>> {
+        self.kv
+            .get(Cf::Nodes, &id_bytes(id))?
+            .map(|v| NodeRec::decode(&v))
+            .transpose()
+    }
+
+    fn node_live(&self, id: NodeId) -> Result<bool> {
+        Ok(self.kv.get(Cf::Nodes, &id_bytes(id))?.is_some())
+    }
+
+    pub(crate) fn to_node(&self, rec: NodeRec) -> Node {
+        Node {
+            key: rec.key,
+            labels: rec
+                .labels
+                .iter()
+                .filter_map(|l| self.cat.label_name(*l).map(|n| n.to_string()))
+                .collect(),
+            props: rec.props,
+        }
+    }
+
+    pub(crate) fn node(&self, key: &NodeKey) -> Result<Option<Node>> {
+        let Some(id) = self.node_id(key)? else { return Ok(None) };
+        Ok(self.node_rec(id)?.map(|r| self.to_node(r)))
+    }
+
+    pub(crate) fn has_node(&self, key: &NodeKey) -> Result<bool> {
+        match self.node_id(key)? {
+            Some(id) => self.node_live(id),
+            None => Ok(false),
+        }
+    }
+
+    fn type_filter(&self, ty: Option<&str>) -> Result<Option<Option<&EdgeType>>> {
+        // Outer None: the named type does not exist, so nothing can match.
+        Ok(match ty {
+            None => Some(None),
+            Some(name) => self.cat.type_named(name).map(Some),
+        })
+    }
+
+    /// Visits the adjacency entries of node `id` in `dir`, optionally of one type, until
+    /// `f` returns false.
+    pub(crate) fn for_each_adj(
+        &self,
+        id: NodeId,
+        dir: Direction,
+        ty: Option<&EdgeType>,
+        f: &mut dyn FnMut(Side, &AdjKey, &[u8]) -> bool,
+    ) -> Result<()> {
+        let mut go = true;
+        let mut scan = |cf: Cf, prefix: &[u8], skip_self: bool, only_und: bool, go: &mut bool| -> Result<()> {
+            if !*go {
+                return Ok(());
+            }
+            let side = if cf == Cf::Out { Side::Out } else { Side::In };
+            let mut bad = false;
+            self.kv.scan(cf, prefix, prefix, &mut |k, v| {
+                let Some(a) = parse_adj_key(k) else {
+                    bad = true;
+                    return false;
+                };
+                if (skip_self && a.nbr == a.node) || (only_und && !self.cat.is_undirected(a.ty)) {
+                    return true;
+                }
+                *go = f(side, &a, v);
+                *go
+            })?;
+            if bad {
+                return Err(corrupt_rec("adjacency key"));
+            }
+            Ok(())
+        };
+        match ty {
+            Some(t) => {
+                let p = node_type_prefix(id, t.id);
+                if t.options.undirected {
+                    scan(Cf::Out, &p, false, false, &mut go)?;
+                } else {
+                    match dir {
+                        Direction::Out => scan(Cf::Out, &p, false, false, &mut go)?,
+                        Direction::In => scan(Cf::In, &p, false, false, &mut go)?,
+                        Direction::Both => {
+                            scan(Cf::Out, &p, false, false, &mut go)?;
+                            scan(Cf::In, &p, true, false, &mut go)?;
+                        }
+                    }
+                }
+            }
+            None => {
+                let p = node_prefix(id);
+                match dir {
+                    Direction::Out => scan(Cf::Out, &p, false, false, &mut go)?,
+                    Direction::In => {
+                        scan(Cf::In, &p, false, false, &mut go)?;
+                        if self.cat.any_undirected {
+                            scan(Cf::Out, &p, false, true, &mut go)?;
+                        }
+                    }
+                    Direction::Both => {
+                        scan(Cf::Out, &p, false, false, &mut go)?;
+                        scan(Cf::In, &p, true, false, &mut go)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn type_name(&self, ty: TypeId) -> Result<Arc<str>> {
+        self.cat
+            .type_by_id(ty)
+            .map(|t| t.name.clone())
+            .ok_or_else(|| corrupt_rec("edge of an unknown type"))
+    }
+
+    pub(crate) fn make_edge(&self, me: &NodeKey, side: Side, a: &AdjKey, v: &[u8]) -> Result<Edge> {
+        let rec = EdgeRec::decode(v)?;
+        let (src, dst) = match side {
+            Side::Out => (me.clone(), rec.nbr),
+            Side::In => (rec.nbr, me.clone()),
+        };
+        Ok(Edge {
+            src,
+            ty: self.type_name(a.ty)?,
+            dst,
+            id: a.eid,
+            weight: rec.weight,
+            props: rec.props,
+        })
+    }
+
+    pub(crate) fn edges(
+        &self,
+        key: &NodeKey,
+        dir: Direction,
+        ty: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<Vec<Edge>> {
+        let id = self
+            .node_id(key)?
+            .ok_or_else(|| Error::NodeNotFound { key: key.to_string() })?;
+        let mut out = Vec::new();
+        if let Some(t) = self.type_filter(ty)? {
+            let limit = limit.unwrap_or(usize::MAX);
+            let mut err = None;
+            if limit > 0 {
+                self.for_each_adj(id, dir, t, &mut |side, a, v| match self.make_edge(key, side, a, v) {
+                    Ok(e) => {
+                        out.push(e);
+                        out.len() < limit
+                    }
+                    Err(e) => {
+                        err = Some(e);
+                        false
+                    }
+                })?;
+            }
+            if let Some(e) = err {
+                return Err(e);
+            }
+        }
+        // A node with edges is alive (deleting a node deletes its edges in the same batch).
+        if out.is_empty() && !self.node_live(id)? {
+            return Err(Error::NodeNotFound { key: key.to_string() });
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn neighbors(
+        &self,
+        key: &NodeKey,
+        dir: Direction,
+        ty: Option<&str>,
+        limit: Option<usize>,
+    ) -> Result<Vec<NodeKey>> {
+        let id = self
+            .node_id(key)?
+            .ok_or_else(|| Error::NodeNotFound { key: key.to_string() })?;
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        let mut any = false;
+        if let Some(t) = self.type_filter(ty)? {
+            let limit = limit.unwrap_or(usize::MAX);
+            let mut err = None;
+            if limit > 0 {
+                self.for_each_adj(id, dir, t, &mut |_, a, v| {
+                    any = true;
+                    if seen.insert(a.nbr) {
+                        match EdgeRec::decode_head(v) {
+                            Ok((nbr, _)) => out.push(nbr),
+                            Err(e) => {
+                                err = Some(e);
+                                return false;
+                            }
+                        }
+                    }
+                    out.len() < limit
+                })?;
+            }
+            if let Some(e) = err {
+                return Err(e);
+            }
+        }
+        if !any && !self.node_live(id)? {
+            return Err(Error::NodeNotFound { key: key.to_string() });
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn deg_counters(&self, id: NodeId, ty: TypeId) -> Result<Deg> {
+        match self.kv.get(Cf::Deg, &deg_key(id, ty))? {
+            Some(v) => Deg::decode(&v).ok_or_else(|| corrupt_rec("degree counter")),
+            None => Ok(Deg::default()),
+        }
+    }
+
+    pub(crate) fn degree(&self, key: &NodeKey, dir: Direction, ty: Option<&str>) -> Result<Degree> {
+        let id = self
+            .node_id(key)?
+            .ok_or_else(|| Error::NodeNotFound { key: key.to_string() })?;
+        let d = match self.type_filter(ty)? {
+            None => Deg::default(),
+            Some(t) => self.deg_counters(id, t.map_or(ALL_TYPES, |t| t.id))?,
+        };
+        let (count, weight_sum) = match dir {
+            Direction::Out => (d.out + d.und, d.out_w + d.und_w),
+            Direction::In => (d.inn + d.und, d.in_w + d.und_w),
+            Direction::Both => (d.out + d.inn + d.und, d.out_w + d.in_w + d.und_w),
+        };
+        if count == 0 && !self.node_live(id)? {
+            return Err(Error::NodeNotFound { key: key.to_string() });
+        }
+        Ok(Degree {
+            count: count.max(0) as u64,
+            weight_sum,
+        })
+    }
+
+    /// Finds the stored entry of an edge between two nodes: `src -> dst` (or, with
+    /// `either_direction`, `dst -> src` too), of one type or any type.
+    fn locate_edge(
+        &self,
+        src: &NodeKey,
+        dst: &NodeKey,
+        ty: Option<&str>,
+        either: bool,
+    ) -> Result<Option<(AdjKey, Vec<u8>, bool)>> {
+        let (Some(s), Some(d)) = (self.node_id(src)?, self.node_id(dst)?) else {
+            return Ok(None);
+        };
+        let types: Vec<&EdgeType> = match ty {
+            Some(name) => match self.cat.type_named(name) {
+                Some(t) => vec![t],
+                None => return Ok(None),
+            },
+            None => {
+                let mut v: Vec<&EdgeType> = self.cat.types().collect();
+                v.sort_by_key(|t| t.id);
+                v
+            }
+        };
+        for t in types {
+            let dirs: &[(NodeId, NodeId, bool)] = if either && !t.options.undirected && s != d {
+                &[(s, d, false), (d, s, true)]
+            } else {
+                &[(s, d, false)]
+            };
+            for &(a, b, reversed) in dirs {
+                if t.options.multi {
+                    let mut found = None;
+                    self.kv.scan(
+                        Cf::Out,
+                        &pair_prefix(a, t.id, b),
+                        &pair_prefix(a, t.id, b),
+                        &mut |k, v| {
+                            found = parse_adj_key(k).map(|ak| (ak, v.to_vec()));
+                            false
+                        },
+                    )?;
+                    if let Some((k, v)) = found {
+                        return Ok(Some((k, v, reversed)));
+                    }
+                } else if let Some(v) = self.kv.get(Cf::Out, &adj_key(a, t.id, b, 0))? {
+                    return Ok(Some((
+                        AdjKey {
+                            node: a,
+                            ty: t.id,
+                            nbr: b,
+                            eid: 0,
+                        },
+                        v,
+                        reversed,
+                    )));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    pub(crate) fn has_edge(&self, src: &NodeKey, dst: &NodeKey, ty: Option<&str>, either: bool) -> Result<bool> {
+        Ok(self.locate_edge(src, dst, ty, either)?.is_some())
+    }
+
+    pub(crate) fn find_edge(
+        &self,
+        src: &NodeKey,
+        dst: &NodeKey,
+        ty: Option<&str>,
+        either: bool,
+    ) -> Result<Option<Edge>> {
+        match self.locate_edge(src, dst, ty, either)? {
+            None => Ok(None),
+            Some((a, v, reversed)) => {
+                let me = if reversed { dst } else { src };
+                self.make_edge(me, Side::Out, &a, &v).map(Some)
+            }
+        }
+    }
+
+    pub(crate) fn edge_by_id(&self, id: u64) -> Result<Option<Edge>> {
+        let Some(v) = self.kv.get(Cf::EdgeIds, &id_bytes(id))? else {
+            return Ok(None);
+        };
+        let (s, t, d) = parse_edge_id_value(&v).ok_or_else(|| corrupt_rec("edge id entry"))?;
+        let Some(v) = self.kv.get(Cf::Out, &adj_key(s, t, d, id))? else {
+            return Err(corrupt_rec("edge id without its edge"));
+        };
+        let me = self
+            .node_rec(s)?
+            .ok_or_else(|| corrupt_rec("edge from a missing node"))?
+            .key;
+        self.make_edge(
+            &me,
+            Side::Out,
+            &AdjKey {
+                node: s,
+                ty: t,
+                nbr: d,
+                eid: id,
+            },
+            &v,
+        )
+        .map(Some)
+    }
+
+    pub(crate) fn count(&self, key: &[u8]) -> Result<u64> {
+        match self.kv.get(Cf::Counts, key)? {
+            Some(v) => decode_count(&v)
+                .map(|c| c.max(0) as u64)
+                .ok_or_else(|| corrupt_rec("counter")),
+            None => Ok(0),
+        }
+    }
+
+    pub(crate) fn labels(&self) -> Result<Vec<(String, u64)>> {
+        let mut out = Vec::new();
+        for (name, id) in self.cat.labels() {
+            let c = self.count(&count_label_key(id))?;
+            if c > 0 {
+                out.push((name.to_string(), c));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    pub(crate) fn edge_types(&self) -> Result<Vec<(EdgeType, u64)>> {
+        let mut out = Vec::new();
+        for t in self.cat.types() {
+            out.push((t.clone(), self.count(&count_type_key(t.id))?));
+        }
+        out.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        Ok(out)
+    }
+
+    /// Visits live nodes in id order starting at `from`, until `f` returns false.
+    pub(crate) fn scan_nodes(&self, from: NodeId, f: &mut dyn FnMut(NodeId, NodeRec) -> bool) -> Result<()> {
+        let mut err = None;
+        self.kv.scan(
+            Cf::Nodes,
+            &[],
+            &id_bytes(from),
+            &mut |k, v| match (parse_id(k), NodeRec::decode(v)) {
+                (Some(id), Ok(rec)) => f(id, rec),
+                (_, Err(e)) => {
+                    err = Some(e);
+                    false
+                }
+                (None, _) => {
+                    err = Some(corrupt_rec("node id"));
+                    false
+                }
+            },
+        )?;
+        err.map_or(Ok(()), Err)
+    }
+
+    pub(crate) fn nodes_with_label(&self, label: &str, limit: Option<usize>) -> Result<Vec<NodeKey>> {
+        let Some(l) = self.cat.label_id(label) else {
+            return Ok(Vec::new());
+        };
+        let limit = limit.unwrap_or(usize::MAX);
+        let mut ids = Vec::new();
+        if limit > 0 {
+            let p = l.to_be_bytes();
+            self.kv.scan(Cf::Labels, &p, &p, &mut |k, _| {
+                if let Some(id) = k.get(4..).and_then(parse_id) {
+                    ids.push(id);
+                }
+                ids.len() < limit
+            })?;
+        }
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let v = self
+                .kv
+                .get(Cf::Nodes, &id_bytes(id))?
+                .ok_or_else(|| corrupt_rec("label index entry of a missing node"))?;
+            out.push(NodeRec::decode_key(&v)?);
+        }
+        Ok(out)
+    }
+}
+
+pub(crate) fn corrupt_rec(what: &str) -> Error {
+    Error::Storage {
+        context: "reading",
+        detail: format!("malformed {what}"),
+    }
+}

@@ -1,0 +1,918 @@
+//! Write transactions: one writer at a time, read-your-own-writes, atomic commit.
+//!
+//! A transaction collects its changes in an overlay and commits them as one RocksDB write
+//! batch. Nothing it did is visible to anyone, cached, or persisted until `commit` returns
+//! Ok; dropping it (or any error inside it) discards everything.
+
+use crate::catalog::{label_op, type_op, Catalog, EdgeType, EdgeTypeOptions};
+use crate::config::MissingEndpoints;
+use crate::counters::Deg;
+use crate::engine::{Cf, Engine, KvRead, Op};
+use crate::error::{Error, Result};
+use crate::graph::{Inner, WriterState};
+use crate::model::WriteMode;
+use crate::read::View;
+use crate::records::*;
+use crate::value::{validate_name, validate_props, NodeKey, Props};
+use parking_lot::MutexGuard;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+#[derive(Default)]
+struct Pending {
+    kv: BTreeMap<(Cf, Vec<u8>), Option<Vec<u8>>>,
+    /// Degree counter changes: (base deleted, delta).
+    deg: HashMap<[u8; 12], (bool, Deg)>,
+    counts: HashMap<Vec<u8>, i64>,
+}
+
+/// The store as this transaction sees it: committed state plus its own changes.
+struct TxnReader<'a> {
+    engine: &'a dyn Engine,
+    p: &'a Pending,
+    /// Committed values read ahead in bulk (see `WriteTxn::prefetch`).
+    pre: &'a HashMap<(Cf, Vec<u8>), Option<Vec<u8>>>,
+}
+
+impl KvRead for TxnReader<'_> {
+    fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        match cf {
+            Cf::Deg => {
+                let pending = <[u8; 12]>::try_from(key).ok().and_then(|k| self.p.deg.get(&k)).copied();
+                let base = match pending {
+                    Some((true, _)) => None,
+                    _ => self.engine.get(cf, key)?,
+                };
+                match pending {
+                    Some((_, delta)) if !delta.is_zero() => {
+                        let mut d = match base {
+                            Some(v) => Deg::decode(&v).ok_or_else(|| crate::read::corrupt_rec("degree counter"))?,
+                            None => Deg::default(),
+                        };
+                        d.add(&delta);
+                        Ok(Some(d.encode()))
+                    }
+                    _ => Ok(base),
+                }
+            }
+            Cf::Counts => {
+                let base = self.engine.get(cf, key)?;
+                match self.p.counts.get(key) {
+                    None => Ok(base),
+                    Some(delta) => {
+                        let b = base.as_deref().and_then(crate::counters::decode_count).unwrap_or(0);
+                        Ok(Some((b + delta).to_le_bytes().to_vec()))
+                    }
+                }
+            }
+            _ => {
+                let k = (cf, key.to_vec());
+                match self.p.kv.get(&k).or_else(|| self.pre.get(&k)) {
+                    Some(v) => Ok(v.clone()),
+                    None => self.engine.get(cf, key),
+                }
+            }
+        }
+    }
+
+    fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
+        let from = if start > prefix { start } else { prefix };
+        let overlay: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = self
+            .p
+            .kv
+            .range((cf, from.to_vec())..)
+            .take_while(|((c, k), _)| *c == cf && k.starts_with(prefix))
+            .map(|((_, k), v)| (k, v))
+            .collect();
+        let deg_touched = cf == Cf::Deg && self.p.deg.keys().any(|k| k.starts_with(prefix) && k.as_slice() >= from);
+        if overlay.is_empty() && !deg_touched {
+            return self.engine.scan(cf, prefix, start, f);
+        }
+        // Merge committed entries with this transaction's changes.
+        let mut merged = BTreeMap::new();
+        self.engine.scan(cf, prefix, start, &mut |k, v| {
+            merged.insert(k.to_vec(), v.to_vec());
+            true
+        })?;
+        for (k, v) in overlay {
+            match v {
+                Some(v) => merged.insert(k.clone(), v.clone()),
+                None => merged.remove(k),
+            };
+        }
+        if deg_touched {
+            for k in self
+                .p
+                .deg
+                .keys()
+                .filter(|k| k.starts_with(prefix) && k.as_slice() >= from)
+            {
+                match self.get(Cf::Deg, k)? {
+                    Some(v) => merged.insert(k.to_vec(), v),
+                    None => merged.remove(k.as_slice()),
+                };
+            }
+        }
+        for (k, v) in &merged {
+            if !f(k, v) {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An atomic write transaction. Obtain one with [`crate::Graph::write`]; it holds the store's
+/// single writer lock until committed or dropped.
+///
+/// ```
+/// use hopdb_core::{Graph, GraphRead, Props, WriteMode};
+/// let g = Graph::in_memory();
+/// let mut tx = g.write().unwrap();
+/// tx.upsert_node("alice", &["Person"], Props::new(), WriteMode::Merge).unwrap();
+/// tx.upsert_edge("alice", "KNOWS", "bob", Some(0.5), Props::new(), WriteMode::Merge).unwrap();
+/// tx.commit().unwrap();
+/// assert!(g.has_edge(&"alice".into(), &"bob".into(), Some("KNOWS"), false).unwrap());
+/// ```
+pub struct WriteTxn<'g> {
+    g: &'g Inner,
+    state: MutexGuard<'g, WriterState>,
+    base_cat: Arc<Catalog>,
+    cat: Option<Catalog>,
+    p: Pending,
+    new_keys: HashMap<NodeKey, NodeId>,
+    /// Committed values read ahead in bulk; valid while this transaction holds the writer
+    /// lock, since nothing else can change the committed state meanwhile.
+    pre: HashMap<(Cf, Vec<u8>), Option<Vec<u8>>>,
+    /// Node ids this transaction made live (true) or deleted (false), in order.
+    liveness: Vec<(NodeId, bool)>,
+    next_node: NodeId,
+    next_edge: u64,
+    poisoned: bool,
+}
+
+impl<'g> WriteTxn<'g> {
+    pub(crate) fn new(g: &'g Inner, state: MutexGuard<'g, WriterState>) -> Self {
+        let base_cat = g.catalog();
+        let (next_node, next_edge) = (state.next_node, state.next_edge);
+        WriteTxn {
+            g,
+            state,
+            base_cat,
+            cat: None,
+            p: Pending::default(),
+            new_keys: HashMap::new(),
+            pre: HashMap::new(),
+            liveness: Vec::new(),
+            next_node,
+            next_edge,
+            poisoned: false,
+        }
+    }
+
+    fn cat(&self) -> &Catalog {
+        self.cat.as_ref().unwrap_or(&self.base_cat)
+    }
+
+    fn cat_mut(&mut self) -> &mut Catalog {
+        if self.cat.is_none() {
+            self.cat = Some((*self.base_cat).clone());
+        }
+        self.cat.as_mut().expect("just set")
+    }
+
+    /// Runs one operation; any error aborts the whole transaction.
+    fn run<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.poisoned {
+            return Err(Error::invalid(
+                "write transaction",
+                "an earlier operation failed; the transaction is aborted and can only be dropped",
+            ));
+        }
+        let r = f(self);
+        if r.is_err() {
+            self.poisoned = true;
+        }
+        r
+    }
+
+    fn reader(&self) -> TxnReader<'_> {
+        TxnReader {
+            engine: &*self.g.engine,
+            p: &self.p,
+            pre: &self.pre,
+        }
+    }
+
+    /// Reads the committed values of `keys` in one batched lookup, so that the operations
+    /// that follow find them without a point read each.
+    fn prefetch(&mut self, cf: Cf, mut keys: Vec<Vec<u8>>) -> Result<()> {
+        keys.retain(|k| {
+            let e = (cf, k.clone());
+            !self.p.kv.contains_key(&e) && !self.pre.contains_key(&e)
+        });
+        keys.sort_unstable();
+        keys.dedup();
+        if keys.is_empty() {
+            return Ok(());
+        }
+        let vals = self.g.engine.multi_get(cf, &keys)?;
+        for (k, v) in keys.into_iter().zip(vals) {
+            self.pre.insert((cf, k), v);
+        }
+        Ok(())
+    }
+
+    /// Resolves many keys through the id cache, reading the misses in one batch.
+    fn prefetch_ids(&mut self, keys: &[&NodeKey]) -> Result<()> {
+        let missing: Vec<&NodeKey> = keys
+            .iter()
+            .copied()
+            .filter(|k| !self.new_keys.contains_key(*k) && self.g.ids.get(*k).is_none())
+            .collect();
+        let enc: Vec<Vec<u8>> = missing.iter().map(|k| k.encode()).collect();
+        let found = self.g.engine.multi_get(Cf::Keys, &enc)?;
+        for (k, v) in missing.into_iter().zip(found) {
+            if let Some(id) = v.as_deref().and_then(parse_id) {
+                // Committed mappings are permanent: safe to cache.
+                self.g.ids.insert(k.clone(), id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Upserts many nodes, reading what they need in batches first.
+    pub fn upsert_nodes(&mut self, nodes: &[crate::NodeInput], mode: WriteMode) -> Result<()> {
+        self.run(|tx| {
+            let keys: Vec<&NodeKey> = nodes.iter().map(|n| &n.key).collect();
+            tx.prefetch_ids(&keys)?;
+            let ids: Vec<Vec<u8>> = keys
+                .iter()
+                .filter_map(|k| tx.g.ids.get(*k))
+                .map(|id| id_bytes(id).to_vec())
+                .collect();
+            tx.prefetch(Cf::Nodes, ids)?;
+            for (i, n) in nodes.iter().enumerate() {
+                let labels: Vec<&str> = n.labels.iter().map(String::as_str).collect();
+                tx.upsert_node_inner(n.key.clone(), &labels, n.props.clone(), mode)
+                    .map_err(|e| e.at(i))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Upserts many edges, reading what they need (ids, liveness, existing edges) in
+    /// batches first.
+    pub fn upsert_edges(&mut self, edges: &[crate::EdgeInput], mode: WriteMode) -> Result<()> {
+        self.run(|tx| {
+            let keys: Vec<&NodeKey> = edges.iter().flat_map(|e| [&e.src, &e.dst]).collect();
+            tx.prefetch_ids(&keys)?;
+            let id_of = |tx: &Self, k: &NodeKey| tx.new_keys.get(k).copied().or_else(|| tx.g.ids.get(k));
+            let mut nodes = Vec::new();
+            let mut adj = Vec::new();
+            for e in edges {
+                let (s, d) = (id_of(tx, &e.src), id_of(tx, &e.dst));
+                for id in [s, d].into_iter().flatten() {
+                    if tx.state.live.get(&id).is_none() {
+                        nodes.push(id_bytes(id).to_vec());
+                    }
+                }
+                if let (Some(s), Some(d), Some(t)) = (s, d, tx.cat().type_named(&e.ty)) {
+                    if !t.options.multi {
+                        adj.push(adj_key(s, t.id, d, 0).to_vec());
+                    }
+                }
+            }
+            tx.prefetch(Cf::Nodes, nodes)?;
+            tx.prefetch(Cf::Out, adj)?;
+            for (i, e) in edges.iter().enumerate() {
+                tx.upsert_edge_inner(&e.src, &e.ty, &e.dst, e.weight, e.props.clone(), mode)
+                    .map_err(|err| err.at(i))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The adjacency entries under `prefix` as this transaction sees them, with weights.
+    fn adjacency(&self, cf: Cf, prefix: &[u8]) -> Result<Vec<(AdjKey, Option<f64>)>> {
+        let mut out = Vec::new();
+        let mut bad = None;
+        self.reader().scan(cf, prefix, prefix, &mut |k, v| {
+            match (parse_adj_key(k), EdgeRec::decode_head(v)) {
+                (Some(a), Ok((_, w))) => out.push((a, w)),
+                (_, Err(e)) => bad = Some(e),
+                (None, _) => bad = Some(crate::read::corrupt_rec("adjacency key")),
+            }
+            bad.is_none()
+        })?;
+        bad.map_or(Ok(out), Err)
+    }
+
+    /// Whether node `id` is live as this transaction sees it.
+    fn is_live(&mut self, id: NodeId) -> Result<bool> {
+        if let Some(v) = self.p.kv.get(&(Cf::Nodes, id_bytes(id).to_vec())) {
+            return Ok(v.is_some());
+        }
+        if self.state.live.get(&id).is_some() {
+            return Ok(true);
+        }
+        let live = self.get(Cf::Nodes, &id_bytes(id))?.is_some();
+        if live {
+            // Observed in the committed state, which only this lock holder can change.
+            self.state.live.insert(id, ());
+        }
+        Ok(live)
+    }
+
+    fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        self.reader().get(cf, key)
+    }
+    fn put(&mut self, cf: Cf, key: &[u8], v: Vec<u8>) {
+        self.p.kv.insert((cf, key.to_vec()), Some(v));
+    }
+    fn delete(&mut self, cf: Cf, key: &[u8]) {
+        self.p.kv.insert((cf, key.to_vec()), None);
+    }
+    fn count(&mut self, key: &[u8], delta: i64) {
+        *self.p.counts.entry(key.to_vec()).or_default() += delta;
+    }
+    fn deg(&mut self, node: NodeId, ty: TypeId, f: impl Fn(&mut Deg)) {
+        for t in [ty, ALL_TYPES] {
+            f(&mut self.p.deg.entry(deg_key(node, t)).or_default().1);
+        }
+    }
+
+    /// The id a key maps to, committed or created in this transaction.
+    fn resolve(&self, key: &NodeKey) -> Result<Option<NodeId>> {
+        if let Some(id) = self.new_keys.get(key) {
+            return Ok(Some(*id));
+        }
+        // Committed mappings are permanent, so reading (and caching) them is always safe.
+        View {
+            kv: &*self.g.engine,
+            cat: self.cat(),
+            ids: Some(&self.g.ids),
+        }
+        .node_id(key)
+    }
+
+    fn node_rec(&self, id: NodeId) -> Result<Option<NodeRec>> {
+        self.get(Cf::Nodes, &id_bytes(id))?
+            .map(|v| NodeRec::decode(&v))
+            .transpose()
+    }
+
+    fn label_id(&mut self, name: &str) -> Result<TypeId> {
+        validate_name("label", name)?;
+        if let Some(id) = self.cat().label_id(name) {
+            return Ok(id);
+        }
+        let id = self.cat().next_label_id();
+        self.cat_mut().add_label(name.into(), id);
+        let Op::Put(cf, k, v) = label_op(name, id) else {
+            unreachable!("label_op builds a put")
+        };
+        self.put(cf, &k, v);
+        Ok(id)
+    }
+
+    fn edge_type(&mut self, name: &str, declare: Option<EdgeTypeOptions>) -> Result<EdgeType> {
+        validate_name("edge type", name)?;
+        if let Some(t) = self.cat().type_named(name) {
+            if let Some(o) = declare {
+                if o != t.options {
+                    return Err(Error::EdgeType {
+                        ty: name.into(),
+                        reason: format!("already exists with {:?}, cannot redeclare as {o:?}", t.options),
+                    });
+                }
+            }
+            return Ok(t.clone());
+        }
+        let t = EdgeType {
+            name: name.into(),
+            id: self.cat().next_type_id(),
+            options: declare.unwrap_or_default(),
+        };
+        self.cat_mut().add_type(t.clone());
+        let Op::Put(cf, k, v) = type_op(&t) else {
+            unreachable!("type_op builds a put")
+        };
+        self.put(cf, &k, v);
+        Ok(t)
+    }
+
+    /// Declares an edge type as undirected and/or multi-edge. Types are otherwise created on
+    /// first use as directed and simple; a type's options cannot change once it exists.
+    pub fn define_edge_type(&mut self, name: &str, options: EdgeTypeOptions) -> Result<EdgeType> {
+        self.run(|t| t.edge_type(name, Some(options)))
+    }
+
+    /// Inserts or updates a node.
+    pub fn upsert_node(
+        &mut self,
+        key: impl Into<NodeKey>,
+        labels: &[&str],
+        props: Props,
+        mode: WriteMode,
+    ) -> Result<()> {
+        let key = key.into();
+        self.run(|t| t.upsert_node_inner(key, labels, props, mode))
+    }
+
+    fn upsert_node_inner(&mut self, key: NodeKey, labels: &[&str], props: Props, mode: WriteMode) -> Result<()> {
+        key.validate()?;
+        validate_props(&props)?;
+        let mut label_ids = Vec::with_capacity(labels.len());
+        for l in labels {
+            let id = self.label_id(l)?;
+            if !label_ids.contains(&id) {
+                label_ids.push(id);
+            }
+        }
+        let mapped = self.resolve(&key)?;
+        let old = match mapped {
+            Some(id) => self.node_rec(id)?,
+            None => None,
+        };
+        let id = match mapped {
+            Some(id) => id,
+            None => self.new_id(&key),
+        };
+        let (labels, props) = match (old.as_ref(), mode) {
+            (Some(o), WriteMode::Merge) => {
+                let mut l = o.labels.clone();
+                l.extend(label_ids.iter().filter(|x| !o.labels.contains(x)));
+                let mut p = o.props.clone();
+                p.extend(props);
+                (l, p)
+            }
+            _ => (label_ids, props),
+        };
+        let old_labels = old.as_ref().map(|o| o.labels.clone()).unwrap_or_default();
+        for l in old_labels.iter().filter(|l| !labels.contains(l)) {
+            self.delete(Cf::Labels, &label_key(*l, id));
+            self.count(&count_label_key(*l), -1);
+        }
+        for l in labels.iter().filter(|l| !old_labels.contains(l)) {
+            self.put(Cf::Labels, &label_key(*l, id), Vec::new());
+            self.count(&count_label_key(*l), 1);
+        }
+        if old.is_none() {
+            self.count(COUNT_NODES, 1);
+            self.liveness.push((id, true));
+        }
+        let rec = NodeRec { key, labels, props };
+        let enc = rec.encode()?;
+        self.put(Cf::Nodes, &id_bytes(id), enc);
+        Ok(())
+    }
+
+    fn new_id(&mut self, key: &NodeKey) -> NodeId {
+        let id = self.next_node;
+        self.next_node += 1;
+        self.put(Cf::Keys, &key.encode(), id_bytes(id).to_vec());
+        self.new_keys.insert(key.clone(), id);
+        id
+    }
+
+    /// The id of a live endpoint, created if missing and the store's policy allows it.
+    fn endpoint(&mut self, key: &NodeKey) -> Result<NodeId> {
+        key.validate()?;
+        if let Some(id) = self.resolve(key)? {
+            if self.is_live(id)? {
+                return Ok(id);
+            }
+        }
+        if self.g.cfg.missing_endpoints == MissingEndpoints::Reject {
+            return Err(Error::NodeNotFound { key: key.to_string() });
+        }
+        self.upsert_node_inner(key.clone(), &[], Props::new(), WriteMode::Merge)?;
+        self.resolve(key)?
+            .ok_or_else(|| Error::NodeNotFound { key: key.to_string() })
+    }
+
+    fn check_weight(weight: Option<f64>) -> Result<()> {
+        match weight {
+            Some(w) if !w.is_finite() => Err(Error::invalid("edge weight", format!("{w} is not a finite number"))),
+            _ => Ok(()),
+        }
+    }
+
+    fn put_edge(
+        &mut self,
+        s: NodeId,
+        t: &EdgeType,
+        d: NodeId,
+        eid: u64,
+        rec: &EdgeRec,
+        src_key: &NodeKey,
+    ) -> Result<()> {
+        self.put(Cf::Out, &adj_key(s, t.id, d, eid), rec.encode()?);
+        let back = rec.with_nbr(src_key.clone()).encode()?;
+        if t.options.undirected {
+            if s != d {
+                self.put(Cf::Out, &adj_key(d, t.id, s, eid), back);
+            }
+        } else {
+            self.put(Cf::In, &adj_key(d, t.id, s, eid), back);
+        }
+        Ok(())
+    }
+
+    fn delete_edge_entries(&mut self, s: NodeId, t: &EdgeType, d: NodeId, eid: u64) {
+        self.delete(Cf::Out, &adj_key(s, t.id, d, eid));
+        if t.options.undirected {
+            if s != d {
+                self.delete(Cf::Out, &adj_key(d, t.id, s, eid));
+            }
+        } else {
+            self.delete(Cf::In, &adj_key(d, t.id, s, eid));
+        }
+        if t.options.multi {
+            self.delete(Cf::EdgeIds, &id_bytes(eid));
+        }
+    }
+
+    /// Applies a change of `dc` edges and `dw` weight between `s` and `d` to the counters.
+    fn bump(&mut self, s: NodeId, t: &EdgeType, d: NodeId, dc: i64, dw: f64) {
+        if dc == 0 && dw == 0.0 {
+            return;
+        }
+        if t.options.undirected {
+            if s == d {
+                self.deg(s, t.id, |x| {
+                    x.und += 2 * dc;
+                    x.und_w += 2.0 * dw;
+                });
+            } else {
+                for n in [s, d] {
+                    self.deg(n, t.id, |x| {
+                        x.und += dc;
+                        x.und_w += dw;
+                    });
+                }
+            }
+        } else {
+            self.deg(s, t.id, |x| {
+                x.out += dc;
+                x.out_w += dw;
+            });
+            self.deg(d, t.id, |x| {
+                x.inn += dc;
+                x.in_w += dw;
+            });
+        }
+        if dc != 0 {
+            self.count(COUNT_EDGES, dc);
+            self.count(&count_type_key(t.id), dc);
+        }
+    }
+
+    /// Inserts or updates the edge `src -[ty]-> dst` of a simple (non-multi) type. Missing
+    /// endpoints are created or rejected per [`crate::MissingEndpoints`].
+    pub fn upsert_edge(
+        &mut self,
+        src: impl Into<NodeKey>,
+        ty: &str,
+        dst: impl Into<NodeKey>,
+        weight: Option<f64>,
+        props: Props,
+        mode: WriteMode,
+    ) -> Result<()> {
+        let (src, dst) = (src.into(), dst.into());
+        self.run(|t| t.upsert_edge_inner(&src, ty, &dst, weight, props, mode))
+    }
+
+    fn upsert_edge_inner(
+        &mut self,
+        src: &NodeKey,
+        ty: &str,
+        dst: &NodeKey,
+        weight: Option<f64>,
+        props: Props,
+        mode: WriteMode,
+    ) -> Result<()> {
+        Self::check_weight(weight)?;
+        validate_props(&props)?;
+        let t = self.edge_type(ty, None)?;
+        if t.options.multi {
+            return Err(Error::EdgeType {
+                ty: ty.into(),
+                reason: "allows parallel edges: use add_edge, and update or delete by edge id".into(),
+            });
+        }
+        let s = self.endpoint(src)?;
+        let d = self.endpoint(dst)?;
+        let old = self
+            .get(Cf::Out, &adj_key(s, t.id, d, 0))?
+            .map(|v| EdgeRec::decode(&v))
+            .transpose()?;
+        let rec = match (&old, mode) {
+            (Some(o), WriteMode::Merge) => {
+                let mut p = o.props.clone();
+                p.extend(props);
+                EdgeRec {
+                    nbr: dst.clone(),
+                    weight: weight.or(o.weight),
+                    props: p,
+                }
+            }
+            _ => EdgeRec {
+                nbr: dst.clone(),
+                weight,
+                props,
+            },
+        };
+        self.put_edge(s, &t, d, 0, &rec, src)?;
+        let dc = i64::from(old.is_none());
+        let dw = weight_of(rec.weight) - old.as_ref().map_or(0.0, |o| weight_of(o.weight));
+        self.bump(s, &t, d, dc, dw);
+        Ok(())
+    }
+
+    /// Adds a parallel edge of a multi-edge type and returns its stable edge id.
+    pub fn add_edge(
+        &mut self,
+        src: impl Into<NodeKey>,
+        ty: &str,
+        dst: impl Into<NodeKey>,
+        weight: Option<f64>,
+        props: Props,
+    ) -> Result<u64> {
+        let (src, dst) = (src.into(), dst.into());
+        self.run(|tx| {
+            Self::check_weight(weight)?;
+            validate_props(&props)?;
+            let t = tx.edge_type(ty, None)?;
+            if !t.options.multi {
+                return Err(Error::EdgeType {
+                    ty: ty.into(),
+                    reason: "is not a multi-edge type (declare it with multi: true); use upsert_edge".into(),
+                });
+            }
+            let s = tx.endpoint(&src)?;
+            let d = tx.endpoint(&dst)?;
+            let eid = tx.next_edge;
+            tx.next_edge += 1;
+            let rec = EdgeRec {
+                nbr: dst.clone(),
+                weight,
+                props,
+            };
+            tx.put_edge(s, &t, d, eid, &rec, &src)?;
+            tx.put(Cf::EdgeIds, &id_bytes(eid), edge_id_value(s, t.id, d).to_vec());
+            tx.bump(s, &t, d, 1, weight_of(weight));
+            Ok(eid)
+        })
+    }
+
+    fn edge_at(&self, eid: u64) -> Result<(NodeId, EdgeType, NodeId, EdgeRec)> {
+        let v = self
+            .get(Cf::EdgeIds, &id_bytes(eid))?
+            .ok_or(Error::EdgeIdNotFound { id: eid })?;
+        let (s, ty, d) = parse_edge_id_value(&v).ok_or_else(|| crate::read::corrupt_rec("edge id entry"))?;
+        let t = self
+            .cat()
+            .type_by_id(ty)
+            .cloned()
+            .ok_or_else(|| crate::read::corrupt_rec("edge of an unknown type"))?;
+        let rec = self
+            .get(Cf::Out, &adj_key(s, ty, d, eid))?
+            .ok_or_else(|| crate::read::corrupt_rec("edge id without its edge"))?;
+        Ok((s, t, d, EdgeRec::decode(&rec)?))
+    }
+
+    /// Updates a parallel edge by its id.
+    pub fn update_edge_by_id(&mut self, eid: u64, weight: Option<f64>, props: Props, mode: WriteMode) -> Result<()> {
+        self.run(|tx| {
+            Self::check_weight(weight)?;
+            validate_props(&props)?;
+            let (s, t, d, old) = tx.edge_at(eid)?;
+            let src_key = tx
+                .node_rec(s)?
+                .ok_or_else(|| crate::read::corrupt_rec("edge from a missing node"))?
+                .key;
+            let rec = match mode {
+                WriteMode::Merge => {
+                    let mut p = old.props.clone();
+                    p.extend(props);
+                    EdgeRec {
+                        nbr: old.nbr.clone(),
+                        weight: weight.or(old.weight),
+                        props: p,
+                    }
+                }
+                WriteMode::Replace => EdgeRec {
+                    nbr: old.nbr.clone(),
+                    weight,
+                    props,
+                },
+            };
+            tx.put_edge(s, &t, d, eid, &rec, &src_key)?;
+            tx.bump(s, &t, d, 0, weight_of(rec.weight) - weight_of(old.weight));
+            Ok(())
+        })
+    }
+
+    /// Deletes a parallel edge by its id.
+    pub fn delete_edge_by_id(&mut self, eid: u64) -> Result<()> {
+        self.run(|tx| {
+            let (s, t, d, old) = tx.edge_at(eid)?;
+            tx.delete_edge_entries(s, &t, d, eid);
+            tx.bump(s, &t, d, -1, -weight_of(old.weight));
+            Ok(())
+        })
+    }
+
+    /// Deletes the edge `src -[ty]-> dst` (every parallel one, for a multi-edge type); for an
+    /// undirected type `dst -[ty]- src` is the same edge. Fails with `EdgeNotFound` if absent.
+    pub fn delete_edge(&mut self, src: impl Into<NodeKey>, ty: &str, dst: impl Into<NodeKey>) -> Result<()> {
+        let (src, dst) = (src.into(), dst.into());
+        self.run(|tx| match tx.delete_edge_inner(&src, ty, &dst)? {
+            true => Ok(()),
+            false => Err(Error::EdgeNotFound {
+                src: src.to_string(),
+                ty: ty.into(),
+                dst: dst.to_string(),
+            }),
+        })
+    }
+
+    /// Like [`WriteTxn::delete_edge`], but an absent edge is not an error. Returns whether
+    /// something was deleted.
+    pub fn delete_edge_if_exists(
+        &mut self,
+        src: impl Into<NodeKey>,
+        ty: &str,
+        dst: impl Into<NodeKey>,
+    ) -> Result<bool> {
+        let (src, dst) = (src.into(), dst.into());
+        self.run(|tx| tx.delete_edge_inner(&src, ty, &dst))
+    }
+
+    fn delete_edge_inner(&mut self, src: &NodeKey, ty: &str, dst: &NodeKey) -> Result<bool> {
+        let Some(t) = self.cat().type_named(ty).cloned() else {
+            return Ok(false);
+        };
+        let (Some(s), Some(d)) = (self.resolve(src)?, self.resolve(dst)?) else {
+            return Ok(false);
+        };
+        let found = self.adjacency(Cf::Out, &pair_prefix(s, t.id, d))?;
+        for (a, w) in &found {
+            self.delete_edge_entries(s, &t, d, a.eid);
+            self.bump(s, &t, d, -1, -weight_of(*w));
+        }
+        Ok(!found.is_empty())
+    }
+
+    /// Deletes a node and every edge touching it. Fails with `NodeNotFound` if absent.
+    pub fn delete_node(&mut self, key: impl Into<NodeKey>) -> Result<()> {
+        let key = key.into();
+        self.run(|tx| match tx.delete_node_inner(&key)? {
+            true => Ok(()),
+            false => Err(Error::NodeNotFound { key: key.to_string() }),
+        })
+    }
+
+    /// Like [`WriteTxn::delete_node`], but an absent node is not an error.
+    pub fn delete_node_if_exists(&mut self, key: impl Into<NodeKey>) -> Result<bool> {
+        let key = key.into();
+        self.run(|tx| tx.delete_node_inner(&key))
+    }
+
+    fn delete_node_inner(&mut self, key: &NodeKey) -> Result<bool> {
+        let Some(id) = self.resolve(key)? else { return Ok(false) };
+        let Some(rec) = self.node_rec(id)? else {
+            return Ok(false);
+        };
+        let mut adj = Vec::new();
+        for cf in [Cf::Out, Cf::In] {
+            adj.extend(
+                self.adjacency(cf, &node_prefix(id))?
+                    .into_iter()
+                    .map(|(a, w)| (cf, a, w)),
+            );
+        }
+        for (cf, a, w) in adj {
+            let t = self
+                .cat()
+                .type_by_id(a.ty)
+                .cloned()
+                .ok_or_else(|| crate::read::corrupt_rec("edge of an unknown type"))?;
+            let (s, d) = match cf {
+                Cf::Out => (id, a.nbr),
+                _ if a.nbr == id => continue, // a directed self-loop, handled from its out entry
+                _ => (a.nbr, id),
+            };
+            self.delete_edge_entries(s, &t, d, a.eid);
+            self.bump(s, &t, d, -1, -weight_of(w));
+        }
+        // The node's own counters go entirely (the bumps above touched them too).
+        let mut deg_keys = Vec::new();
+        self.reader()
+            .scan(Cf::Deg, &node_prefix(id), &node_prefix(id), &mut |k, _| {
+                deg_keys.push(k.to_vec());
+                true
+            })?;
+        for k in self.p.deg.keys().filter(|k| k.starts_with(&node_prefix(id))) {
+            deg_keys.push(k.to_vec());
+        }
+        for k in deg_keys {
+            if let Ok(k) = <[u8; 12]>::try_from(k.as_slice()) {
+                self.p.deg.insert(k, (true, Deg::default()));
+            }
+        }
+        for l in &rec.labels {
+            self.delete(Cf::Labels, &label_key(*l, id));
+            self.count(&count_label_key(*l), -1);
+        }
+        self.delete(Cf::Nodes, &id_bytes(id));
+        self.count(COUNT_NODES, -1);
+        self.liveness.push((id, false));
+        Ok(true)
+    }
+
+    /// Number of changes buffered so far.
+    pub fn pending_len(&self) -> usize {
+        self.p.kv.len() + self.p.deg.len() + self.p.counts.len()
+    }
+
+    /// Commits every change atomically, at the store's durability level.
+    pub fn commit(mut self) -> Result<()> {
+        if self.poisoned {
+            return Err(Error::invalid(
+                "write transaction",
+                "an earlier operation failed; nothing was committed",
+            ));
+        }
+        let p = std::mem::take(&mut self.p);
+        let mut ops = Vec::with_capacity(p.kv.len() + p.deg.len() + p.counts.len() + 2);
+        for ((cf, k), v) in p.kv {
+            ops.push(match v {
+                Some(v) => Op::Put(cf, k, v),
+                None => Op::Delete(cf, k),
+            });
+        }
+        for (k, (deleted, d)) in p.deg {
+            if deleted {
+                ops.push(Op::Delete(Cf::Deg, k.to_vec()));
+            }
+            if !d.is_zero() {
+                ops.push(Op::Merge(Cf::Deg, k.to_vec(), d.encode()));
+            }
+        }
+        for (k, c) in p.counts {
+            if c != 0 {
+                ops.push(Op::Merge(Cf::Counts, k, c.to_le_bytes().to_vec()));
+            }
+        }
+        if ops.is_empty() {
+            return Ok(());
+        }
+        if self.next_node != self.state.next_node {
+            ops.push(Op::Put(
+                Cf::Meta,
+                META_NEXT_NODE.to_vec(),
+                self.next_node.to_le_bytes().to_vec(),
+            ));
+        }
+        if self.next_edge != self.state.next_edge {
+            ops.push(Op::Put(
+                Cf::Meta,
+                META_NEXT_EDGE.to_vec(),
+                self.next_edge.to_le_bytes().to_vec(),
+            ));
+        }
+        let injected = self
+            .g
+            .fail_commits
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if injected {
+            return Err(Error::Storage {
+                context: "committing a write batch",
+                detail: "injected failure".into(),
+            });
+        }
+        self.g.engine.write(ops, self.g.cfg.durability)?;
+        // Published only now that the batch is durable.
+        self.state.next_node = self.next_node;
+        self.state.next_edge = self.next_edge;
+        if let Some(cat) = self.cat.take() {
+            self.g.set_catalog(cat);
+        }
+        for (k, id) in self.new_keys.drain() {
+            self.g.ids.insert(k, id);
+        }
+        for (id, live) in std::mem::take(&mut self.liveness) {
+            if live {
+                self.state.live.insert(id, ());
+            } else {
+                self.state.live.remove(&id);
+            }
+        }
+        Ok(())
+    }
+}

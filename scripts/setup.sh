@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what building HopDB needs on a fresh Debian machine (idempotent, quiet when done).
+set -euo pipefail
+
+need_apt=()
+# bindgen (RocksDB's Rust bindings) needs libclang; the C++ build needs a compiler.
+[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/llvm-*/lib/libclang*.so >/dev/null 2>&1 || need_apt+=(libclang-dev)
+command -v clang >/dev/null 2>&1 || need_apt+=(clang)
+command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing ${need_apt[*]} from apt" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found; install Rust (rustup) first" >&2
+  exit 1
+fi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every test (unit, property, crash, real-graph, doc tests) plus format and lint checks.
+# Tests on real graphs read ../shared/datasets (or $HOPDB_DATASETS) and skip, saying so, when
+# it is absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+source scripts/env.sh
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+cargo fmt --all -- --check
+# One profile (release) for tests, benches, the CLI and the Python wheel: RocksDB is built once.
+cargo clippy --release --workspace --all-targets -- -D warnings
+cargo test --release --workspace
