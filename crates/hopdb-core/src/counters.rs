@@ -1,8 +1,11 @@
-//! Degree and count counters, kept exact under concurrent-free merges (decision 0004).
+//! Degree and count counters maintained by merge operators (decision 0004).
 //!
-//! Each `(node, type)` in the `deg` column family holds six lanes: out/in/undirected edge
-//! counts and their weight sums. An edge change writes a delta as a merge operand, so no
-//! read-modify-write of the counter is needed. `counts` holds single i64 lanes.
+//! A node's entry in the `deg` column family holds, per edge type, six lanes: out/in/
+//! undirected edge counts and their weight sums. An edge change writes a delta as a merge
+//! operand (one per endpoint), so no read-modify-write of the counter is needed. `counts`
+//! holds single i64 lanes.
+
+use crate::records::TypeId;
 
 /// Counters of one node for one edge type (or for all types).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -62,15 +65,86 @@ impl Deg {
     }
 }
 
-/// Merges a base value and operands of the `deg` column family. `None` (a malformed value)
-/// makes RocksDB report corruption instead of silently producing a wrong count.
+/// Every counter of one node: `(type, lanes)` sorted by type.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct DegSet(pub Vec<(TypeId, Deg)>);
+
+const ENTRY_BYTES: usize = 4 + DEG_BYTES;
+
+impl DegSet {
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(self.0.len() * ENTRY_BYTES);
+        for (t, d) in &self.0 {
+            v.extend_from_slice(&t.to_le_bytes());
+            v.extend_from_slice(&d.encode());
+        }
+        v
+    }
+
+    pub(crate) fn decode(b: &[u8]) -> Option<DegSet> {
+        if !b.len().is_multiple_of(ENTRY_BYTES) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(b.len() / ENTRY_BYTES);
+        for e in b.chunks_exact(ENTRY_BYTES) {
+            let t = TypeId::from_le_bytes(e[..4].try_into().ok()?);
+            out.push((t, Deg::decode(&e[4..])?));
+        }
+        Some(DegSet(out))
+    }
+
+    pub(crate) fn add(&mut self, ty: TypeId, d: &Deg) {
+        match self.0.binary_search_by_key(&ty, |(t, _)| *t) {
+            Ok(i) => self.0[i].1.add(d),
+            Err(i) => self.0.insert(i, (ty, *d)),
+        }
+    }
+
+    pub(crate) fn merge(&mut self, o: &DegSet) {
+        for (t, d) in &o.0 {
+            self.add(*t, d);
+        }
+    }
+
+    /// Drops types left with no edges (their weight sums are then float residue of zero).
+    pub(crate) fn prune(&mut self) {
+        self.0.retain(|(_, d)| d.out != 0 || d.inn != 0 || d.und != 0);
+    }
+
+    pub(crate) fn of_type(&self, ty: TypeId) -> Deg {
+        self.0
+            .iter()
+            .find(|(t, _)| *t == ty)
+            .map(|(_, d)| *d)
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn total(&self) -> Deg {
+        let mut acc = Deg::default();
+        self.0.iter().for_each(|(_, d)| acc.add(d));
+        acc
+    }
+}
+
+/// Full merge of the `deg` column family: base plus operands, empty types pruned. `None`
+/// (a malformed value) makes RocksDB report corruption instead of a silently wrong count.
 pub(crate) fn merge_deg<'a>(base: Option<&[u8]>, operands: impl Iterator<Item = &'a [u8]>) -> Option<Vec<u8>> {
     let mut acc = match base {
-        Some(b) => Deg::decode(b)?,
-        None => Deg::default(),
+        Some(b) => DegSet::decode(b)?,
+        None => DegSet::default(),
     };
     for op in operands {
-        acc.add(&Deg::decode(op)?);
+        acc.merge(&DegSet::decode(op)?);
+    }
+    acc.prune();
+    Some(acc.encode())
+}
+
+/// Partial merge (operands only): nothing is pruned, since a weight-only delta must survive.
+pub(crate) fn merge_deg_operands<'a>(operands: impl Iterator<Item = &'a [u8]>) -> Option<Vec<u8>> {
+    let mut acc = DegSet::default();
+    for op in operands {
+        acc.merge(&DegSet::decode(op)?);
     }
     Some(acc.encode())
 }
@@ -97,7 +171,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn deg_merge_adds_lanes_and_rejects_garbage() {
+    fn deg_merge_adds_lanes_per_type_and_rejects_garbage() {
+        let set = |t: TypeId, d: Deg| DegSet(vec![(t, d)]).encode();
         let a = Deg {
             out: 2,
             out_w: 1.5,
@@ -109,9 +184,41 @@ mod tests {
             in_w: 2.0,
             ..Deg::default()
         };
-        let merged = merge_deg(Some(&a.encode()), [b.encode().as_slice()].into_iter()).unwrap();
-        let m = Deg::decode(&merged).unwrap();
-        assert_eq!((m.out, m.out_w, m.inn, m.in_w), (1, 1.5, 3, 2.0));
+        let merged = merge_deg(
+            Some(&set(1, a)),
+            [set(1, b).as_slice(), set(0, a).as_slice()].into_iter(),
+        )
+        .unwrap();
+        let m = DegSet::decode(&merged).unwrap();
+        let one = m.of_type(1);
+        assert_eq!((one.out, one.out_w, one.inn, one.in_w), (1, 1.5, 3, 2.0));
+        assert_eq!(m.total().out, 3);
+        assert_eq!(m.0.iter().map(|e| e.0).collect::<Vec<_>>(), vec![0, 1]);
+        // A full merge drops a type left without edges; a partial merge keeps weight-only deltas.
+        let gone = Deg {
+            out: -1,
+            out_w: -1.0,
+            ..Deg::default()
+        };
+        let back = merge_deg(
+            Some(&set(
+                2,
+                Deg {
+                    out: 1,
+                    out_w: 1.0,
+                    ..Deg::default()
+                },
+            )),
+            [set(2, gone).as_slice()].into_iter(),
+        )
+        .unwrap();
+        assert!(DegSet::decode(&back).unwrap().0.is_empty());
+        let w = Deg {
+            out_w: 2.0,
+            ..Deg::default()
+        };
+        let partial = merge_deg_operands([set(3, w).as_slice()].into_iter()).unwrap();
+        assert_eq!(DegSet::decode(&partial).unwrap().of_type(3).out_w, 2.0);
         assert!(merge_deg(Some(b"short"), std::iter::empty()).is_none());
         assert!(merge_count(None, [b"bad".as_slice()].into_iter()).is_none());
         let c = merge_count(None, [5i64.to_le_bytes().as_slice()].into_iter()).unwrap();

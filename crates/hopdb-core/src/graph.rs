@@ -101,10 +101,46 @@ impl Graph {
     pub fn open_with(path: impl AsRef<Path>, cfg: Config) -> Result<Graph> {
         let path = path.as_ref();
         let started = Instant::now();
+        if cfg.access == AccessMode::ReadWrite && crate::engine::rocks::is_vacant(path)? {
+            Self::create(path, &cfg)?;
+        }
         let (engine, fresh) = RocksEngine::open(path, &cfg)?;
         let g = Self::init(Box::new(engine), Some(path.to_owned()), cfg, fresh)?;
         tracing::info!(path = %path.display(), ms = started.elapsed().as_millis() as u64, "store ready");
         Ok(g)
+    }
+
+    /// Creates a store atomically: built and initialised in a hidden sibling directory, then
+    /// renamed into place, so a crash during creation never leaves a half-made store at
+    /// `path` (only a hidden leftover beside it, removed by the next creation).
+    fn create(path: &Path, cfg: &Config) -> Result<()> {
+        let io = |p: &Path| {
+            let p = p.to_owned();
+            move |source| Error::Io { path: p, source }
+        };
+        let name = path
+            .file_name()
+            .ok_or_else(|| Error::invalid("store path", format!("{} has no directory name", path.display())))?;
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+        let tmp = parent.join(format!(".{}.hopdb-creating", name.to_string_lossy()));
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+        }
+        {
+            let (engine, _) = RocksEngine::open(&tmp, cfg)?;
+            Self::init(Box::new(engine), Some(tmp.clone()), cfg.clone(), true)?;
+        }
+        // rename(2) replaces an empty directory, so an empty target is fine.
+        std::fs::rename(&tmp, path).map_err(io(path))?;
+        std::fs::File::open(&parent)
+            .and_then(|d| d.sync_all())
+            .map_err(io(&parent))?;
+        tracing::info!(path = %path.display(), "created a new store");
+        Ok(())
     }
 
     /// A new, empty in-memory store with the default configuration.
@@ -338,8 +374,9 @@ impl Graph {
         self.inner.engine.checkpoint(dir.as_ref())
     }
 
-    /// Fault injection for tests: the next `n` commits fail with a storage error, as if the
-    /// disk had refused the write. Nothing of a failed commit may become visible.
+    /// Fault injection for tests: the next `n` commits that have something to write fail with
+    /// a storage error, as if the disk had refused the write (a commit with nothing to write
+    /// succeeds without using one up). Nothing of a failed commit may become visible.
     #[doc(hidden)]
     pub fn inject_commit_failures(&self, n: u32) {
         self.inner.fail_commits.store(n, std::sync::atomic::Ordering::SeqCst);

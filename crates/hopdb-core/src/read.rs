@@ -2,7 +2,7 @@
 //! write transaction's own view. [`GraphRead`] exposes them on `Graph` and `ReadTxn`.
 
 use crate::catalog::{Catalog, EdgeType};
-use crate::counters::{decode_count, Deg};
+use crate::counters::{decode_count, Deg, DegSet};
 use crate::engine::{Cf, KvRead};
 use crate::error::{Error, Result};
 use crate::model::{Degree, Direction, Edge, Node};
@@ -270,10 +270,10 @@ impl View<'_> {
         Ok(out)
     }
 
-    pub(crate) fn deg_counters(&self, id: NodeId, ty: TypeId) -> Result<Deg> {
-        match self.kv.get(Cf::Deg, &deg_key(id, ty))? {
-            Some(v) => Deg::decode(&v).ok_or_else(|| corrupt_rec("degree counter")),
-            None => Ok(Deg::default()),
+    pub(crate) fn deg_counters(&self, id: NodeId) -> Result<DegSet> {
+        match self.kv.get(Cf::Deg, &deg_key(id))? {
+            Some(v) => DegSet::decode(&v).ok_or_else(|| corrupt_rec("degree counter")),
+            None => Ok(DegSet::default()),
         }
     }
 
@@ -283,7 +283,8 @@ impl View<'_> {
             .ok_or_else(|| Error::NodeNotFound { key: key.to_string() })?;
         let d = match self.type_filter(ty)? {
             None => Deg::default(),
-            Some(t) => self.deg_counters(id, t.map_or(ALL_TYPES, |t| t.id))?,
+            Some(None) => self.deg_counters(id)?.total(),
+            Some(Some(t)) => self.deg_counters(id)?.of_type(t.id),
         };
         let (count, weight_sum) = match dir {
             Direction::Out => (d.out + d.und, d.out_w + d.und_w),

@@ -10,9 +10,6 @@ pub(crate) type NodeId = u64;
 /// Edge-type and label ids are dense u32s.
 pub(crate) type TypeId = u32;
 
-/// The pseudo type of the all-types degree counter.
-pub(crate) const ALL_TYPES: TypeId = u32::MAX;
-
 pub(crate) const ADJ_KEY_LEN: usize = 28;
 
 /// `node(8) type(4) neighbour(8) edge_id(8)`; edge id is 0 for simple (non-multi) types.
@@ -62,9 +59,9 @@ pub(crate) fn pair_prefix(node: NodeId, ty: TypeId, nbr: NodeId) -> [u8; 20] {
     k
 }
 
-/// Key of a degree counter: `node(8) type(4)`, type [`ALL_TYPES`] for the total.
-pub(crate) fn deg_key(node: NodeId, ty: TypeId) -> [u8; 12] {
-    node_type_prefix(node, ty)
+/// Key of a node's degree counters: `node(8)`.
+pub(crate) fn deg_key(node: NodeId) -> [u8; 8] {
+    node.to_be_bytes()
 }
 
 pub(crate) fn label_key(label: TypeId, node: NodeId) -> [u8; 12] {

@@ -6,7 +6,7 @@
 
 use crate::catalog::{label_op, type_op, Catalog, EdgeType, EdgeTypeOptions};
 use crate::config::MissingEndpoints;
-use crate::counters::Deg;
+use crate::counters::{Deg, DegSet};
 use crate::engine::{Cf, Engine, KvRead, Op};
 use crate::error::{Error, Result};
 use crate::graph::{Inner, WriterState};
@@ -15,16 +15,28 @@ use crate::read::View;
 use crate::records::*;
 use crate::value::{validate_name, validate_props, NodeKey, Props};
 use parking_lot::MutexGuard;
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+/// Per column family: key -> new value (None = deleted).
+type Overlay = [BTreeMap<Vec<u8>, Option<Vec<u8>>>; Cf::ALL.len()];
+/// Per column family: key -> committed value, read ahead in bulk.
+type Prefetched = [FxHashMap<Vec<u8>, Option<Vec<u8>>>; Cf::ALL.len()];
+
 #[derive(Default)]
 struct Pending {
-    kv: BTreeMap<(Cf, Vec<u8>), Option<Vec<u8>>>,
-    /// Degree counter changes: (base deleted, delta).
-    deg: HashMap<[u8; 12], (bool, Deg)>,
-    counts: HashMap<Vec<u8>, i64>,
+    kv: Overlay,
+    /// Degree counter changes per node: (base deleted, delta).
+    deg: FxHashMap<NodeId, (bool, DegSet)>,
+    counts: FxHashMap<Vec<u8>, i64>,
+}
+
+impl Pending {
+    fn len(&self) -> usize {
+        self.kv.iter().map(BTreeMap::len).sum::<usize>() + self.deg.len() + self.counts.len()
+    }
 }
 
 /// The store as this transaction sees it: committed state plus its own changes.
@@ -32,25 +44,30 @@ struct TxnReader<'a> {
     engine: &'a dyn Engine,
     p: &'a Pending,
     /// Committed values read ahead in bulk (see `WriteTxn::prefetch`).
-    pre: &'a HashMap<(Cf, Vec<u8>), Option<Vec<u8>>>,
+    pre: &'a Prefetched,
 }
 
 impl KvRead for TxnReader<'_> {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
         match cf {
             Cf::Deg => {
-                let pending = <[u8; 12]>::try_from(key).ok().and_then(|k| self.p.deg.get(&k)).copied();
+                let pending = key
+                    .try_into()
+                    .ok()
+                    .map(u64::from_be_bytes)
+                    .and_then(|n| self.p.deg.get(&n));
                 let base = match pending {
                     Some((true, _)) => None,
                     _ => self.engine.get(cf, key)?,
                 };
                 match pending {
-                    Some((_, delta)) if !delta.is_zero() => {
+                    Some((_, delta)) if !delta.0.is_empty() => {
                         let mut d = match base {
-                            Some(v) => Deg::decode(&v).ok_or_else(|| crate::read::corrupt_rec("degree counter"))?,
-                            None => Deg::default(),
+                            Some(v) => DegSet::decode(&v).ok_or_else(|| crate::read::corrupt_rec("degree counter"))?,
+                            None => DegSet::default(),
                         };
-                        d.add(&delta);
+                        d.merge(delta);
+                        d.prune();
                         Ok(Some(d.encode()))
                     }
                     _ => Ok(base),
@@ -67,8 +84,8 @@ impl KvRead for TxnReader<'_> {
                 }
             }
             _ => {
-                let k = (cf, key.to_vec());
-                match self.p.kv.get(&k).or_else(|| self.pre.get(&k)) {
+                let i = cf as usize;
+                match self.p.kv[i].get(key).or_else(|| self.pre[i].get(key)) {
                     Some(v) => Ok(v.clone()),
                     None => self.engine.get(cf, key),
                 }
@@ -78,14 +95,15 @@ impl KvRead for TxnReader<'_> {
 
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
         let from = if start > prefix { start } else { prefix };
-        let overlay: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = self
-            .p
-            .kv
-            .range((cf, from.to_vec())..)
-            .take_while(|((c, k), _)| *c == cf && k.starts_with(prefix))
-            .map(|((_, k), v)| (k, v))
+        let overlay: Vec<(&Vec<u8>, &Option<Vec<u8>>)> = self.p.kv[cf as usize]
+            .range::<[u8], _>((std::ops::Bound::Included(from), std::ops::Bound::Unbounded))
+            .take_while(|(k, _)| k.starts_with(prefix))
             .collect();
-        let deg_touched = cf == Cf::Deg && self.p.deg.keys().any(|k| k.starts_with(prefix) && k.as_slice() >= from);
+        let deg_touched = cf == Cf::Deg
+            && self.p.deg.keys().any(|n| {
+                let k = deg_key(*n);
+                k.starts_with(prefix) && k.as_slice() >= from
+            });
         if overlay.is_empty() && !deg_touched {
             return self.engine.scan(cf, prefix, start, f);
         }
@@ -102,16 +120,14 @@ impl KvRead for TxnReader<'_> {
             };
         }
         if deg_touched {
-            for k in self
-                .p
-                .deg
-                .keys()
-                .filter(|k| k.starts_with(prefix) && k.as_slice() >= from)
-            {
-                match self.get(Cf::Deg, k)? {
-                    Some(v) => merged.insert(k.to_vec(), v),
-                    None => merged.remove(k.as_slice()),
-                };
+            for n in self.p.deg.keys() {
+                let k = deg_key(*n);
+                if k.starts_with(prefix) && k.as_slice() >= from {
+                    match self.get(Cf::Deg, &k)? {
+                        Some(v) => merged.insert(k.to_vec(), v),
+                        None => merged.remove(k.as_slice()),
+                    };
+                }
             }
         }
         for (k, v) in &merged {
@@ -141,10 +157,10 @@ pub struct WriteTxn<'g> {
     base_cat: Arc<Catalog>,
     cat: Option<Catalog>,
     p: Pending,
-    new_keys: HashMap<NodeKey, NodeId>,
+    new_keys: FxHashMap<NodeKey, NodeId>,
     /// Committed values read ahead in bulk; valid while this transaction holds the writer
     /// lock, since nothing else can change the committed state meanwhile.
-    pre: HashMap<(Cf, Vec<u8>), Option<Vec<u8>>>,
+    pre: Prefetched,
     /// Node ids this transaction made live (true) or deleted (false), in order.
     liveness: Vec<(NodeId, bool)>,
     next_node: NodeId,
@@ -162,8 +178,8 @@ impl<'g> WriteTxn<'g> {
             base_cat,
             cat: None,
             p: Pending::default(),
-            new_keys: HashMap::new(),
-            pre: HashMap::new(),
+            new_keys: FxHashMap::default(),
+            pre: Default::default(),
             liveness: Vec::new(),
             next_node,
             next_edge,
@@ -208,10 +224,8 @@ impl<'g> WriteTxn<'g> {
     /// Reads the committed values of `keys` in one batched lookup, so that the operations
     /// that follow find them without a point read each.
     fn prefetch(&mut self, cf: Cf, mut keys: Vec<Vec<u8>>) -> Result<()> {
-        keys.retain(|k| {
-            let e = (cf, k.clone());
-            !self.p.kv.contains_key(&e) && !self.pre.contains_key(&e)
-        });
+        let i = cf as usize;
+        keys.retain(|k| !self.p.kv[i].contains_key(k) && !self.pre[i].contains_key(k));
         keys.sort_unstable();
         keys.dedup();
         if keys.is_empty() {
@@ -219,7 +233,7 @@ impl<'g> WriteTxn<'g> {
         }
         let vals = self.g.engine.multi_get(cf, &keys)?;
         for (k, v) in keys.into_iter().zip(vals) {
-            self.pre.insert((cf, k), v);
+            self.pre[i].insert(k, v);
         }
         Ok(())
     }
@@ -311,7 +325,7 @@ impl<'g> WriteTxn<'g> {
 
     /// Whether node `id` is live as this transaction sees it.
     fn is_live(&mut self, id: NodeId) -> Result<bool> {
-        if let Some(v) = self.p.kv.get(&(Cf::Nodes, id_bytes(id).to_vec())) {
+        if let Some(v) = self.p.kv[Cf::Nodes as usize].get(id_bytes(id).as_slice()) {
             return Ok(v.is_some());
         }
         if self.state.live.get(&id).is_some() {
@@ -329,18 +343,18 @@ impl<'g> WriteTxn<'g> {
         self.reader().get(cf, key)
     }
     fn put(&mut self, cf: Cf, key: &[u8], v: Vec<u8>) {
-        self.p.kv.insert((cf, key.to_vec()), Some(v));
+        self.p.kv[cf as usize].insert(key.to_vec(), Some(v));
     }
     fn delete(&mut self, cf: Cf, key: &[u8]) {
-        self.p.kv.insert((cf, key.to_vec()), None);
+        self.p.kv[cf as usize].insert(key.to_vec(), None);
     }
     fn count(&mut self, key: &[u8], delta: i64) {
         *self.p.counts.entry(key.to_vec()).or_default() += delta;
     }
     fn deg(&mut self, node: NodeId, ty: TypeId, f: impl Fn(&mut Deg)) {
-        for t in [ty, ALL_TYPES] {
-            f(&mut self.p.deg.entry(deg_key(node, t)).or_default().1);
-        }
+        let mut d = Deg::default();
+        f(&mut d);
+        self.p.deg.entry(node).or_default().1.add(ty, &d);
     }
 
     /// The id a key maps to, committed or created in this transaction.
@@ -810,20 +824,7 @@ impl<'g> WriteTxn<'g> {
             self.bump(s, &t, d, -1, -weight_of(w));
         }
         // The node's own counters go entirely (the bumps above touched them too).
-        let mut deg_keys = Vec::new();
-        self.reader()
-            .scan(Cf::Deg, &node_prefix(id), &node_prefix(id), &mut |k, _| {
-                deg_keys.push(k.to_vec());
-                true
-            })?;
-        for k in self.p.deg.keys().filter(|k| k.starts_with(&node_prefix(id))) {
-            deg_keys.push(k.to_vec());
-        }
-        for k in deg_keys {
-            if let Ok(k) = <[u8; 12]>::try_from(k.as_slice()) {
-                self.p.deg.insert(k, (true, Deg::default()));
-            }
-        }
+        self.p.deg.insert(id, (true, DegSet::default()));
         for l in &rec.labels {
             self.delete(Cf::Labels, &label_key(*l, id));
             self.count(&count_label_key(*l), -1);
@@ -836,7 +837,7 @@ impl<'g> WriteTxn<'g> {
 
     /// Number of changes buffered so far.
     pub fn pending_len(&self) -> usize {
-        self.p.kv.len() + self.p.deg.len() + self.p.counts.len()
+        self.p.len()
     }
 
     /// Commits every change atomically, at the store's durability level.
@@ -848,19 +849,21 @@ impl<'g> WriteTxn<'g> {
             ));
         }
         let p = std::mem::take(&mut self.p);
-        let mut ops = Vec::with_capacity(p.kv.len() + p.deg.len() + p.counts.len() + 2);
-        for ((cf, k), v) in p.kv {
-            ops.push(match v {
-                Some(v) => Op::Put(cf, k, v),
-                None => Op::Delete(cf, k),
-            });
-        }
-        for (k, (deleted, d)) in p.deg {
-            if deleted {
-                ops.push(Op::Delete(Cf::Deg, k.to_vec()));
+        let mut ops = Vec::with_capacity(p.len() + 2);
+        for (cf, map) in Cf::ALL.into_iter().zip(p.kv) {
+            for (k, v) in map {
+                ops.push(match v {
+                    Some(v) => Op::Put(cf, k, v),
+                    None => Op::Delete(cf, k),
+                });
             }
-            if !d.is_zero() {
-                ops.push(Op::Merge(Cf::Deg, k.to_vec(), d.encode()));
+        }
+        for (node, (deleted, d)) in p.deg {
+            if deleted {
+                ops.push(Op::Delete(Cf::Deg, deg_key(node).to_vec()));
+            }
+            if !d.0.iter().all(|(_, x)| x.is_zero()) {
+                ops.push(Op::Merge(Cf::Deg, deg_key(node).to_vec(), d.encode()));
             }
         }
         for (k, c) in p.counts {

@@ -314,7 +314,8 @@ fn reject_policy_and_bad_input() {
     ));
     assert_eq!(g.node_count().unwrap(), 0, "nothing half-applied");
     let g = Graph::in_memory();
-    let bad: Vec<(Box<dyn Fn(&Graph) -> Result<()>>, &str)> = vec![
+    type Write = Box<dyn Fn(&Graph) -> Result<()>>;
+    let bad: Vec<(Write, &str)> = vec![
         (
             Box::new(|g| g.upsert_node("", &[], Props::new(), WriteMode::Merge)),
             "empty key",

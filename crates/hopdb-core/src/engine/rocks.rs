@@ -2,7 +2,7 @@
 
 use super::{Cf, Durability, Engine, KvRead, Op, StorageStats};
 use crate::config::{AccessMode, Compression, Config};
-use crate::counters::{merge_count, merge_deg};
+use crate::counters::{merge_count, merge_deg, merge_deg_operands};
 use crate::error::{Error, Result};
 use rocksdb::{
     checkpoint::Checkpoint, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor,
@@ -89,10 +89,11 @@ fn cf_options(cfg: &Config, cf: Cf, cache: &Cache, wbm: &WriteBufferManager) -> 
         o.set_memtable_prefix_bloom_ratio(0.05);
     }
     match cf {
-        Cf::Deg => o
-            .set_merge_operator_associative("hopdb.deg.v1", |_k: &[u8], base: Option<&[u8]>, ops: &MergeOperands| {
-                merge_deg(base, ops.iter())
-            }),
+        Cf::Deg => o.set_merge_operator(
+            "hopdb.deg.v1",
+            |_k: &[u8], base: Option<&[u8]>, ops: &MergeOperands| merge_deg(base, ops.iter()),
+            |_k: &[u8], _base: Option<&[u8]>, ops: &MergeOperands| merge_deg_operands(ops.iter()),
+        ),
         Cf::Counts => o.set_merge_operator_associative(
             "hopdb.count.v1",
             |_k: &[u8], base: Option<&[u8]>, ops: &MergeOperands| merge_count(base, ops.iter()),
@@ -125,6 +126,11 @@ fn is_empty_dir(p: &Path) -> Result<bool> {
 }
 
 static SECONDARY_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// Whether `path` is where a new store would be created: absent, or an empty directory.
+pub(crate) fn is_vacant(path: &Path) -> Result<bool> {
+    Ok(!path.exists() || (path.is_dir() && is_empty_dir(path)?))
+}
 
 impl RocksEngine {
     /// Opens (or, for a writer, creates) the store at `path`. Returns the engine and whether

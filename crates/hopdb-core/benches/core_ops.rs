@@ -1,0 +1,353 @@
+//! Core OLTP operations on real skewed graphs, HopDB beside SQLite in the same run.
+//!
+//! `cargo bench -p hopdb-core --bench core_ops` (datasets from ../shared/datasets or
+//! $HOPDB_DATASETS; a missing dataset is skipped with a message). One thread. SQLite runs in
+//! WAL mode with synchronous=NORMAL (HopDB's default durability is the same promise), an edge
+//! table indexed both ways, and cached prepared statements.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use hopdb_core::{Direction, EdgeInput, Graph, GraphRead, NodeInput, NodeKey, Props, Value, WriteMode};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rusqlite::{params, Connection};
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const TY: &str = "LINK";
+
+fn datasets() -> PathBuf {
+    std::env::var_os("HOPDB_DATASETS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"))
+}
+
+/// Reads a SNAP-style gzipped edge list: `#` comments, an optional `N M` count header.
+fn read_edges(rel: &str, count_header: bool) -> Option<Vec<(i64, i64)>> {
+    let path = datasets().join(rel);
+    let Ok(f) = std::fs::File::open(&path) else {
+        eprintln!("skipping {rel}: not found at {} (set HOPDB_DATASETS)", path.display());
+        return None;
+    };
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(flate2::read::GzDecoder::new(f)).lines().enumerate() {
+        let line = line.expect("readable dataset");
+        if line.starts_with('#') || (count_header && i == 0) || line.trim().is_empty() {
+            continue;
+        }
+        let mut it = line
+            .split_whitespace()
+            .map(|x| x.parse::<i64>().expect("integer node id"));
+        out.push((it.next().expect("src"), it.next().expect("dst")));
+    }
+    Some(out)
+}
+
+fn weight(a: i64, b: i64) -> f64 {
+    ((a * 31 + b).rem_euclid(100)) as f64 / 10.0
+}
+
+struct Hop {
+    g: Graph,
+    _dir: tempfile::TempDir,
+}
+
+struct Sql {
+    c: Connection,
+    _dir: tempfile::TempDir,
+}
+
+fn load_hopdb(nodes: &[i64], edges: &[(i64, i64)]) -> Hop {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let g = Graph::open(dir.path()).expect("open");
+    for c in nodes.chunks(5000) {
+        let batch: Vec<NodeInput> = c
+            .iter()
+            .map(|&n| NodeInput::new(n).props(hopdb_core::props([("name", Value::from(format!("n{n}")))])))
+            .collect();
+        g.upsert_nodes(&batch, WriteMode::Replace).expect("nodes");
+    }
+    for c in edges.chunks(5000) {
+        let batch: Vec<EdgeInput> = c
+            .iter()
+            .map(|&(a, b)| EdgeInput::new(a, TY, b).weight(weight(a, b)))
+            .collect();
+        g.upsert_edges(&batch, WriteMode::Replace).expect("edges");
+    }
+    g.flush().expect("flush");
+    Hop { g, _dir: dir }
+}
+
+fn load_sqlite(nodes: &[i64], edges: &[(i64, i64)]) -> Sql {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let c = Connection::open(dir.path().join("g.db")).expect("open sqlite");
+    c.execute_batch(
+        "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA cache_size=-65536;
+         CREATE TABLE nodes(id INTEGER PRIMARY KEY, name TEXT);
+         CREATE TABLE edges(src INTEGER NOT NULL, dst INTEGER NOT NULL, weight REAL, PRIMARY KEY(src, dst)) WITHOUT ROWID;",
+    )
+    .expect("schema");
+    c.execute_batch("BEGIN").expect("begin");
+    {
+        let mut s = c.prepare("INSERT INTO nodes VALUES (?1, ?2)").expect("prep");
+        for &n in nodes {
+            s.execute(params![n, format!("n{n}")]).expect("node");
+        }
+        let mut s = c
+            .prepare("INSERT OR REPLACE INTO edges VALUES (?1, ?2, ?3)")
+            .expect("prep");
+        for &(a, b) in edges {
+            s.execute(params![a, b, weight(a, b)]).expect("edge");
+        }
+    }
+    c.execute_batch("COMMIT; CREATE INDEX edges_in ON edges(dst, src, weight); ANALYZE;")
+        .expect("index");
+    Sql { c, _dir: dir }
+}
+
+fn sql_has_edge(c: &Connection, a: i64, b: i64) -> bool {
+    let mut s = c
+        .prepare_cached("SELECT 1 FROM edges WHERE src = ?1 AND dst = ?2")
+        .expect("prep");
+    s.exists(params![a, b]).expect("query")
+}
+
+fn sql_edges(c: &Connection, a: i64) -> usize {
+    let mut s = c
+        .prepare_cached("SELECT dst, weight FROM edges WHERE src = ?1")
+        .expect("prep");
+    let rows = s
+        .query_map(params![a], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<f64>>(1)?)))
+        .expect("query");
+    rows.map(|r| r.expect("row")).collect::<Vec<_>>().len()
+}
+
+fn sql_degree(c: &Connection, a: i64) -> (i64, f64) {
+    let mut s = c
+        .prepare_cached("SELECT count(*), total(weight) FROM edges WHERE src = ?1")
+        .expect("prep");
+    s.query_row(params![a], |r| Ok((r.get(0)?, r.get(1)?))).expect("query")
+}
+
+fn sql_upsert(c: &Connection, a: i64, b: i64, w: f64) {
+    let mut s = c
+        .prepare_cached(
+            "INSERT INTO edges VALUES (?1, ?2, ?3) ON CONFLICT(src, dst) DO UPDATE SET weight = excluded.weight",
+        )
+        .expect("prep");
+    s.execute(params![a, b, w]).expect("upsert");
+}
+
+const BUCKETS: [(&str, usize, usize); 4] = [
+    ("deg_1-10", 1, 10),
+    ("deg_11-100", 11, 100),
+    ("deg_101-1000", 101, 1000),
+    ("deg_hubs_1001+", 1001, usize::MAX),
+];
+
+fn bench_dataset(c: &mut Criterion, name: &str, rel: &str, count_header: bool) {
+    let Some(edges) = read_edges(rel, count_header) else {
+        return;
+    };
+    let mut outdeg: HashMap<i64, usize> = HashMap::new();
+    let mut nodes: Vec<i64> = Vec::new();
+    for &(a, b) in &edges {
+        *outdeg.entry(a).or_default() += 1;
+        outdeg.entry(b).or_default();
+    }
+    nodes.extend(outdeg.keys().copied());
+    nodes.sort_unstable();
+    eprintln!(
+        "{name}: {} nodes, {} edge lines; loading HopDB and SQLite",
+        nodes.len(),
+        edges.len()
+    );
+    let hop = load_hopdb(&nodes, &edges);
+    let sql = load_sqlite(&nodes, &edges);
+    assert_eq!(hop.g.node_count().expect("count") as usize, nodes.len());
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let sample_nodes: Vec<i64> = (0..4096).map(|_| nodes[rng.random_range(0..nodes.len())]).collect();
+    // Half existing edges, half random pairs (mostly absent).
+    let pairs: Vec<(i64, i64)> = (0..4096)
+        .map(|i| {
+            if i % 2 == 0 {
+                edges[rng.random_range(0..edges.len())]
+            } else {
+                (
+                    nodes[rng.random_range(0..nodes.len())],
+                    nodes[rng.random_range(0..nodes.len())],
+                )
+            }
+        })
+        .collect();
+    // Both engines must agree before anything is timed.
+    for &(a, b) in pairs.iter().take(500) {
+        assert_eq!(
+            hop.g
+                .has_edge(&NodeKey::Int(a), &NodeKey::Int(b), Some(TY), false)
+                .expect("has"),
+            sql_has_edge(&sql.c, a, b)
+        );
+    }
+    for &n in sample_nodes.iter().take(300) {
+        let d = hop.g.degree(&NodeKey::Int(n), Direction::Out, None).expect("deg");
+        let (cnt, w) = sql_degree(&sql.c, n);
+        assert_eq!(d.count as i64, cnt, "degree of {n}");
+        assert!((d.weight_sum - w).abs() < 1e-6 * w.max(1.0), "weight sum of {n}");
+    }
+
+    let mut g = c.benchmark_group(format!("{name}/point"));
+    g.throughput(Throughput::Elements(1));
+    let mut i = 0usize;
+    g.bench_function("node_read/hopdb", |b| {
+        b.iter(|| {
+            i = (i + 1) % sample_nodes.len();
+            hop.g.node(&NodeKey::Int(sample_nodes[i])).expect("node").is_some()
+        })
+    });
+    g.bench_function("node_read/sqlite", |b| {
+        let mut s = sql
+            .c
+            .prepare_cached("SELECT name FROM nodes WHERE id = ?1")
+            .expect("prep");
+        b.iter(|| {
+            i = (i + 1) % sample_nodes.len();
+            s.query_row(params![sample_nodes[i]], |r| r.get::<_, String>(0))
+                .expect("row")
+        })
+    });
+    g.bench_function("edge_exists/hopdb", |b| {
+        b.iter(|| {
+            i = (i + 1) % pairs.len();
+            let (a, d) = pairs[i];
+            hop.g
+                .has_edge(&NodeKey::Int(a), &NodeKey::Int(d), Some(TY), false)
+                .expect("has")
+        })
+    });
+    g.bench_function("edge_exists/sqlite", |b| {
+        b.iter(|| {
+            i = (i + 1) % pairs.len();
+            sql_has_edge(&sql.c, pairs[i].0, pairs[i].1)
+        })
+    });
+    g.finish();
+
+    for (bucket, lo, hi) in BUCKETS {
+        let members: Vec<i64> = {
+            let mut v: Vec<i64> = outdeg
+                .iter()
+                .filter(|(_, d)| (lo..=hi).contains(*d))
+                .map(|(n, _)| *n)
+                .collect();
+            v.sort_unstable();
+            let mut r = ChaCha8Rng::seed_from_u64(lo as u64);
+            (0..v.len().min(64)).map(|_| v[r.random_range(0..v.len())]).collect()
+        };
+        if members.is_empty() {
+            continue;
+        }
+        let total: usize = members.iter().map(|n| outdeg[n]).sum();
+        let mut g = c.benchmark_group(format!("{name}/edges_of_node"));
+        g.throughput(Throughput::Elements(total as u64));
+        g.bench_function(BenchmarkId::new(bucket, "hopdb"), |b| {
+            b.iter(|| {
+                members
+                    .iter()
+                    .map(|&n| {
+                        hop.g
+                            .edges(&NodeKey::Int(n), Direction::Out, None, None)
+                            .expect("edges")
+                            .len()
+                    })
+                    .sum::<usize>()
+            })
+        });
+        g.bench_function(BenchmarkId::new(bucket, "sqlite"), |b| {
+            b.iter(|| members.iter().map(|&n| sql_edges(&sql.c, n)).sum::<usize>())
+        });
+        g.finish();
+        let mut g = c.benchmark_group(format!("{name}/degree_weight_sum"));
+        g.throughput(Throughput::Elements(members.len() as u64));
+        g.bench_function(BenchmarkId::new(bucket, "hopdb"), |b| {
+            b.iter(|| {
+                members
+                    .iter()
+                    .map(|&n| {
+                        hop.g
+                            .degree(&NodeKey::Int(n), Direction::Out, None)
+                            .expect("deg")
+                            .weight_sum
+                    })
+                    .sum::<f64>()
+            })
+        });
+        g.bench_function(BenchmarkId::new(bucket, "sqlite"), |b| {
+            b.iter(|| members.iter().map(|&n| sql_degree(&sql.c, n).1).sum::<f64>())
+        });
+        g.finish();
+    }
+
+    // Writes on the loaded store: new edges between random existing nodes.
+    let mut g = c.benchmark_group(format!("{name}/upsert_edge"));
+    let mut wr = ChaCha8Rng::seed_from_u64(11);
+    let mut pick = move || {
+        (
+            nodes[wr.random_range(0..nodes.len())],
+            nodes[wr.random_range(0..nodes.len())],
+        )
+    };
+    g.throughput(Throughput::Elements(1));
+    g.bench_function("single/hopdb", |b| {
+        b.iter(|| {
+            let (a, d) = pick();
+            hop.g
+                .upsert_edge(a, TY, d, Some(1.0), Props::new(), WriteMode::Merge)
+                .expect("upsert")
+        })
+    });
+    g.bench_function("single/sqlite", |b| {
+        b.iter(|| {
+            let (a, d) = pick();
+            sql_upsert(&sql.c, a, d, 1.0)
+        })
+    });
+    g.throughput(Throughput::Elements(500));
+    g.bench_function("batch500/hopdb", |b| {
+        b.iter(|| {
+            let batch: Vec<EdgeInput> = (0..500)
+                .map(|_| pick())
+                .map(|(a, d)| EdgeInput::new(a, TY, d).weight(1.0))
+                .collect();
+            hop.g.upsert_edges(&batch, WriteMode::Merge).expect("batch")
+        })
+    });
+    g.bench_function("batch500/sqlite", |b| {
+        b.iter(|| {
+            let batch: Vec<(i64, i64)> = (0..500).map(|_| pick()).collect();
+            sql.c.execute_batch("BEGIN").expect("begin");
+            for (a, d) in batch {
+                sql_upsert(&sql.c, a, d, 1.0);
+            }
+            sql.c.execute_batch("COMMIT").expect("commit");
+        })
+    });
+    g.finish();
+    assert!(
+        hop.g.check().expect("check").is_ok(),
+        "{name}: store invariants after the benchmark"
+    );
+}
+
+fn benches(c: &mut Criterion) {
+    bench_dataset(c, "notredame", "snap-web-NotreDame/web-NotreDame.txt.gz", true);
+    bench_dataset(c, "slashdot", "snap-soc-Slashdot0902/soc-Slashdot0902.txt.gz", false);
+}
+
+criterion_group! {
+    name = core;
+    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    targets = benches
+}
+criterion_main!(core);
