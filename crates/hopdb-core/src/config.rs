@@ -44,18 +44,20 @@ pub struct Config {
     pub access: AccessMode,
     pub durability: Durability,
     pub missing_endpoints: MissingEndpoints,
-    /// Shared block cache for data, index and filter blocks. Default 64 MiB.
+    /// Shared block cache for data, index and filter blocks. Default 48 MiB.
     pub block_cache_bytes: usize,
+    /// RocksDB row cache for point lookups (0 turns it off). Default 32 MiB.
+    pub row_cache_bytes: usize,
     /// Write buffer (memtable) size per column family. Default 16 MiB.
     pub write_buffer_bytes: usize,
-    /// Cap on all memtables together (a RocksDB write-buffer manager). Default 64 MiB.
+    /// Cap on all memtables together (a RocksDB write-buffer manager). Default 48 MiB.
     pub total_write_buffer_bytes: usize,
     /// RocksDB background flush and compaction threads. Default 2 (this machine's cores).
     pub background_jobs: i32,
     /// Bloom filter bits per key; 0 turns filters off. Default 10 (~1% false positives).
     pub bloom_bits_per_key: f64,
     pub compression: Compression,
-    /// Budget of the in-memory key -> node id cache. Default 32 MiB.
+    /// Budget of the in-memory key -> node id cache. Default 24 MiB.
     pub id_cache_bytes: u64,
 }
 
@@ -65,13 +67,14 @@ impl Default for Config {
             access: AccessMode::ReadWrite,
             durability: Durability::Process,
             missing_endpoints: MissingEndpoints::Create,
-            block_cache_bytes: 64 << 20,
+            block_cache_bytes: 48 << 20,
+            row_cache_bytes: 32 << 20,
             write_buffer_bytes: 16 << 20,
-            total_write_buffer_bytes: 64 << 20,
+            total_write_buffer_bytes: 48 << 20,
             background_jobs: 2,
             bloom_bits_per_key: 10.0,
             compression: Compression::Lz4Zstd,
-            id_cache_bytes: 32 << 20,
+            id_cache_bytes: 24 << 20,
         }
     }
 }
