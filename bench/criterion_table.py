@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Summarise criterion results as a Markdown table: HopDB beside SQLite, medians, ratios.
 
-usage: python3 bench/criterion_table.py [CRITERION_DIR]   (default: $CARGO_TARGET_DIR/criterion)
-Reads each benchmark's new/benchmark.json (id, throughput) and new/estimates.json (median ns).
+usage: python3 bench/criterion_table.py [--chart OUT.png] [CRITERION_DIR]
+(CRITERION_DIR defaults to $CARGO_TARGET_DIR/criterion). Reads each benchmark's
+new/benchmark.json (id, throughput) and new/estimates.json (median ns). --chart draws the
+HopDB/SQLite ratios as a bar chart (needs matplotlib).
 """
+import argparse
 import json
 import os
-import sys
 from pathlib import Path
 
 
@@ -29,10 +31,39 @@ def human(rate: float) -> str:
     return f"{rate / 1e3:.0f}K/s"
 
 
+def chart(rows, out: Path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = [c for c in sorted(rows) if "hopdb" in rows[c] and "sqlite" in rows[c]]
+    ratios = [rows[c]["hopdb"] / rows[c]["sqlite"] for c in cases]
+    fig, ax = plt.subplots(figsize=(9, 0.32 * len(cases) + 1.2))
+    colors = ["#2a9d8f" if r >= 2 else "#e9c46a" if r >= 1 else "#e76f51" for r in ratios]
+    ax.barh(range(len(cases)), ratios, color=colors)
+    ax.set_yticks(range(len(cases)), cases, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.axvline(2, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlabel("HopDB throughput / SQLite throughput (log scale; dashed: the 2x goal)")
+    ax.set_title("Core operations, one thread, same run (criterion medians)")
+    for i, r in enumerate(ratios):
+        ax.text(r, i, f" {r:.2f}x", va="center", fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
 def main():
     default = Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/hopdb/target")) / "criterion"
-    root = Path(sys.argv[1]) if len(sys.argv) > 1 else default
-    rows = load(root)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--chart", type=Path)
+    ap.add_argument("root", nargs="?", type=Path, default=default)
+    args = ap.parse_args()
+    rows = load(args.root)
+    if args.chart:
+        chart(rows, args.chart)
     print("| benchmark | HopDB | SQLite | HopDB / SQLite |")
     print("|---|---:|---:|---:|")
     for case in sorted(rows):

@@ -51,9 +51,14 @@ fn props_json(n: &hopdb_kg::GenNode) -> String {
 }
 
 fn dir_size(p: &std::path::Path) -> u64 {
-    std::fs::read_dir(p)
-        .map(|rd| rd.filter_map(|e| e.ok()?.metadata().ok()).map(|m| m.len()).sum())
-        .unwrap_or(0)
+    let Ok(rd) = std::fs::read_dir(p) else { return 0 };
+    rd.filter_map(|e| e.ok())
+        .map(|e| match e.metadata() {
+            Ok(m) if m.is_dir() => dir_size(&e.path()),
+            Ok(m) => m.len(),
+            Err(_) => 0,
+        })
+        .sum()
 }
 
 impl Sink for Hop {

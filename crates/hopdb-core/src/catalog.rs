@@ -28,13 +28,16 @@ pub struct EdgeType {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Catalog {
     types: HashMap<Arc<str>, EdgeType>,
-    type_by_id: HashMap<TypeId, EdgeType>,
+    /// Indexed by type id (ids are dense): adjacency scans look a type up per edge.
+    type_by_id: Vec<Option<EdgeType>>,
     labels: HashMap<Arc<str>, TypeId>,
     label_by_id: HashMap<TypeId, Arc<str>>,
     pub any_undirected: bool,
 }
 
 const FLAG_UNDIRECTED: u8 = 1;
+/// More edge types than any real schema has; ids at or above it are treated as corruption.
+pub(crate) const MAX_TYPES: u32 = 1 << 20;
 const FLAG_MULTI: u8 = 2;
 
 impl Catalog {
@@ -44,7 +47,8 @@ impl Catalog {
         kv.scan(Cf::Meta, META_TYPE_PREFIX, META_TYPE_PREFIX, &mut |k, v| {
             let name = std::str::from_utf8(&k[META_TYPE_PREFIX.len()..]);
             match (name, v) {
-                (Ok(name), [a, b, c2, d, flags]) => {
+                // Type ids are dense; a huge one can only be damage (and would size the index).
+                (Ok(name), [a, b, c2, d, flags]) if u32::from_be_bytes([*a, *b, *c2, *d]) < MAX_TYPES => {
                     c.add_type(EdgeType {
                         name: name.into(),
                         id: u32::from_be_bytes([*a, *b, *c2, *d]),
@@ -85,7 +89,11 @@ impl Catalog {
 
     pub(crate) fn add_type(&mut self, t: EdgeType) {
         self.any_undirected |= t.options.undirected;
-        self.type_by_id.insert(t.id, t.clone());
+        let i = t.id as usize;
+        if self.type_by_id.len() <= i {
+            self.type_by_id.resize(i + 1, None);
+        }
+        self.type_by_id[i] = Some(t.clone());
         self.types.insert(t.name.clone(), t);
     }
 
@@ -98,7 +106,7 @@ impl Catalog {
         self.types.get(name)
     }
     pub(crate) fn type_by_id(&self, id: TypeId) -> Option<&EdgeType> {
-        self.type_by_id.get(&id)
+        self.type_by_id.get(id as usize).and_then(Option::as_ref)
     }
     pub(crate) fn label_id(&self, name: &str) -> Option<TypeId> {
         self.labels.get(name).copied()
@@ -107,19 +115,19 @@ impl Catalog {
         self.label_by_id.get(&id)
     }
     pub(crate) fn types(&self) -> impl Iterator<Item = &EdgeType> {
-        self.type_by_id.values()
+        self.type_by_id.iter().flatten()
     }
     pub(crate) fn labels(&self) -> impl Iterator<Item = (&Arc<str>, TypeId)> {
         self.labels.iter().map(|(n, i)| (n, *i))
     }
     pub(crate) fn next_type_id(&self) -> TypeId {
-        self.type_by_id.keys().max().map_or(0, |m| m + 1)
+        self.type_by_id.len() as TypeId
     }
     pub(crate) fn next_label_id(&self) -> TypeId {
         self.label_by_id.keys().max().map_or(0, |m| m + 1)
     }
     pub(crate) fn is_undirected(&self, id: TypeId) -> bool {
-        self.type_by_id.get(&id).is_some_and(|t| t.options.undirected)
+        self.type_by_id(id).is_some_and(|t| t.options.undirected)
     }
 }
 

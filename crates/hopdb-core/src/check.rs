@@ -14,6 +14,7 @@ use crate::engine::Cf;
 use crate::error::Result;
 use crate::read::View;
 use crate::records::*;
+use crate::value::NodeKey;
 use std::collections::HashMap;
 
 /// The result of [`crate::Graph::check`].
@@ -65,11 +66,11 @@ pub(crate) fn check(v: &View<'_>, next_node: NodeId, next_edge: u64) -> Result<C
         };
         r.nodes += 1;
         match v.kv.get(Cf::Keys, &rec.key.encode())? {
-            Some(m) if parse_id(&m) == Some(id) => {}
+            Some(m) if parse_key_value(&m) == Some((id, true)) => {}
             other => r.problem(format!(
-                "node {id} ({}): key maps to {:?}, not to it",
+                "node {id} ({}): key entry is {:?}, not (id {id}, live)",
                 rec.key,
-                other.as_deref().and_then(parse_id)
+                other.as_deref().and_then(parse_key_value)
             )),
         }
         for &l in &rec.labels {
@@ -117,6 +118,20 @@ pub(crate) fn check(v: &View<'_>, next_node: NodeId, next_edge: u64) -> Result<C
     for id in orphans {
         r.problem(format!("label index entry of node id {id}, which does not exist"));
     }
+    // Key entries flagged live must have a record (the reverse was checked per node).
+    let mut bad_keys = Vec::new();
+    v.kv.scan(Cf::Keys, &[], &[], &mut |k, val| {
+        match parse_key_value(val) {
+            Some((id, true)) if ids.binary_search(&id).is_err() => bad_keys.push(format!(
+                "key {:?} is flagged live but node id {id} does not exist",
+                NodeKey::decode(k).ok()
+            )),
+            Some(_) => {}
+            None => bad_keys.push("malformed key entry".to_string()),
+        }
+        true
+    })?;
+    bad_keys.into_iter().for_each(|p| r.problem(p));
     let mut multi_edges = 0u64;
     let mut bad_ids = Vec::new();
     v.kv.scan(Cf::EdgeIds, &[], &[], &mut |k, val| {

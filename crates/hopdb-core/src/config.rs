@@ -32,8 +32,11 @@ pub enum AccessMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compression {
     None,
-    /// LZ4 on every level but the last, Zstandard on the last (the default).
+    /// LZ4 everywhere (the default): cheap to decompress on the random reads that key
+    /// resolution and edge checks do once the data outgrows the block cache.
     #[default]
+    Lz4,
+    /// LZ4 on every level but the last, Zstandard (smaller, slower to read) on the last.
     Lz4Zstd,
     Zstd,
 }

@@ -51,7 +51,7 @@ impl View<'_> {
         let Some(v) = self.kv.get(Cf::Keys, &key.encode())? else {
             return Ok(None);
         };
-        let id = parse_id(&v).ok_or_else(|| corrupt_rec("key mapping"))?;
+        let (id, _) = parse_key_value(&v).ok_or_else(|| corrupt_rec("key mapping"))?;
         if let Some(c) = self.ids {
             c.insert(key.clone(), id);
         }

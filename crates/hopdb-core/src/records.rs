@@ -71,6 +71,22 @@ pub(crate) fn label_key(label: TypeId, node: NodeId) -> [u8; 12] {
     k
 }
 
+/// Value of the `keys` column family: `id(8) live(1)`. The id is permanent; the flag says
+/// whether the node currently exists, so one lookup resolves a key and its liveness.
+pub(crate) fn key_value(id: NodeId, live: bool) -> [u8; 9] {
+    let mut v = [0u8; 9];
+    v[..8].copy_from_slice(&id.to_be_bytes());
+    v[8] = u8::from(live);
+    v
+}
+
+pub(crate) fn parse_key_value(b: &[u8]) -> Option<(NodeId, bool)> {
+    match b {
+        [id @ .., live] if id.len() == 8 && *live <= 1 => Some((u64::from_be_bytes(id.try_into().ok()?), *live == 1)),
+        _ => None,
+    }
+}
+
 pub(crate) fn id_bytes(id: u64) -> [u8; 8] {
     id.to_be_bytes()
 }

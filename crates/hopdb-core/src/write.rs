@@ -11,7 +11,6 @@ use crate::engine::{Cf, Engine, KvRead, Op};
 use crate::error::{Error, Result};
 use crate::graph::{Inner, WriterState};
 use crate::model::WriteMode;
-use crate::read::View;
 use crate::records::*;
 use crate::value::{validate_name, validate_props, NodeKey, Props};
 use parking_lot::MutexGuard;
@@ -238,19 +237,23 @@ impl<'g> WriteTxn<'g> {
         Ok(())
     }
 
-    /// Resolves many keys through the id cache, reading the misses in one batch.
-    fn prefetch_ids(&mut self, keys: &[&NodeKey]) -> Result<()> {
-        let missing: Vec<&NodeKey> = keys
-            .iter()
-            .copied()
-            .filter(|k| !self.new_keys.contains_key(*k) && self.g.ids.get(*k).is_none())
-            .collect();
-        let enc: Vec<Vec<u8>> = missing.iter().map(|k| k.encode()).collect();
-        let found = self.g.engine.multi_get(Cf::Keys, &enc)?;
-        for (k, v) in missing.into_iter().zip(found) {
-            if let Some(id) = v.as_deref().and_then(parse_id) {
-                // Committed mappings are permanent: safe to cache.
-                self.g.ids.insert(k.clone(), id);
+    /// Reads, in one batch, the committed key entries (id and liveness) of the keys whose id
+    /// or liveness this writer has not cached, and caches the ids found.
+    fn prefetch_keys(&mut self, keys: &[&NodeKey]) -> Result<()> {
+        let mut need = Vec::new();
+        for k in keys.iter().filter(|k| !self.new_keys.contains_key(**k)) {
+            let cached = self.g.ids.get(*k);
+            if cached.is_none_or(|id| self.state.live.get(&id).is_none()) {
+                need.push((*k, k.encode()));
+            }
+        }
+        self.prefetch(Cf::Keys, need.iter().map(|(_, e)| e.clone()).collect())?;
+        for (k, enc) in need {
+            if let Some(Some(v)) = self.pre[Cf::Keys as usize].get(&enc) {
+                if let Some((id, _)) = parse_key_value(v) {
+                    // Committed mappings are permanent: safe to cache.
+                    self.g.ids.insert(k.clone(), id);
+                }
             }
         }
         Ok(())
@@ -260,7 +263,7 @@ impl<'g> WriteTxn<'g> {
     pub fn upsert_nodes(&mut self, nodes: &[crate::NodeInput], mode: WriteMode) -> Result<()> {
         self.run(|tx| {
             let keys: Vec<&NodeKey> = nodes.iter().map(|n| &n.key).collect();
-            tx.prefetch_ids(&keys)?;
+            tx.prefetch_keys(&keys)?;
             let ids: Vec<Vec<u8>> = keys
                 .iter()
                 .filter_map(|k| tx.g.ids.get(*k))
@@ -281,24 +284,17 @@ impl<'g> WriteTxn<'g> {
     pub fn upsert_edges(&mut self, edges: &[crate::EdgeInput], mode: WriteMode) -> Result<()> {
         self.run(|tx| {
             let keys: Vec<&NodeKey> = edges.iter().flat_map(|e| [&e.src, &e.dst]).collect();
-            tx.prefetch_ids(&keys)?;
+            tx.prefetch_keys(&keys)?;
             let id_of = |tx: &Self, k: &NodeKey| tx.new_keys.get(k).copied().or_else(|| tx.g.ids.get(k));
-            let mut nodes = Vec::new();
             let mut adj = Vec::new();
             for e in edges {
                 let (s, d) = (id_of(tx, &e.src), id_of(tx, &e.dst));
-                for id in [s, d].into_iter().flatten() {
-                    if tx.state.live.get(&id).is_none() {
-                        nodes.push(id_bytes(id).to_vec());
-                    }
-                }
                 if let (Some(s), Some(d), Some(t)) = (s, d, tx.cat().type_named(&e.ty)) {
                     if !t.options.multi {
                         adj.push(adj_key(s, t.id, d, 0).to_vec());
                     }
                 }
             }
-            tx.prefetch(Cf::Nodes, nodes)?;
             tx.prefetch(Cf::Out, adj)?;
             for (i, e) in edges.iter().enumerate() {
                 tx.upsert_edge_inner(&e.src, &e.ty, &e.dst, e.weight, e.props.clone(), mode)
@@ -323,15 +319,22 @@ impl<'g> WriteTxn<'g> {
         bad.map_or(Ok(out), Err)
     }
 
-    /// Whether node `id` is live as this transaction sees it.
-    fn is_live(&mut self, id: NodeId) -> Result<bool> {
+    /// Whether node `id` (of `key`) is live as this transaction sees it.
+    fn is_live(&mut self, key: &NodeKey, id: NodeId) -> Result<bool> {
         if let Some(v) = self.p.kv[Cf::Nodes as usize].get(id_bytes(id).as_slice()) {
             return Ok(v.is_some());
         }
         if self.state.live.get(&id).is_some() {
             return Ok(true);
         }
-        let live = self.get(Cf::Nodes, &id_bytes(id))?.is_some();
+        let live = match self.get(Cf::Keys, &key.encode())? {
+            Some(v) => {
+                parse_key_value(&v)
+                    .ok_or_else(|| crate::read::corrupt_rec("key mapping"))?
+                    .1
+            }
+            None => false,
+        };
         if live {
             // Observed in the committed state, which only this lock holder can change.
             self.state.live.insert(id, ());
@@ -362,13 +365,20 @@ impl<'g> WriteTxn<'g> {
         if let Some(id) = self.new_keys.get(key) {
             return Ok(Some(*id));
         }
-        // Committed mappings are permanent, so reading (and caching) them is always safe.
-        View {
-            kv: &*self.g.engine,
-            cat: self.cat(),
-            ids: Some(&self.g.ids),
+        if let Some(id) = self.g.ids.get(key) {
+            return Ok(Some(id));
         }
-        .node_id(key)
+        // The committed entry (read ahead in bulk, or now). Mappings are permanent, so
+        // caching them is always safe.
+        let enc = key.encode();
+        let v = match self.pre[Cf::Keys as usize].get(&enc) {
+            Some(v) => v.clone(),
+            None => self.g.engine.get(Cf::Keys, &enc)?,
+        };
+        let Some(v) = v else { return Ok(None) };
+        let (id, _) = parse_key_value(&v).ok_or_else(|| crate::read::corrupt_rec("key mapping"))?;
+        self.g.ids.insert(key.clone(), id);
+        Ok(Some(id))
     }
 
     fn node_rec(&self, id: NodeId) -> Result<Option<NodeRec>> {
@@ -404,9 +414,16 @@ impl<'g> WriteTxn<'g> {
             }
             return Ok(t.clone());
         }
+        let id = self.cat().next_type_id();
+        if id >= crate::catalog::MAX_TYPES {
+            return Err(Error::EdgeType {
+                ty: name.into(),
+                reason: format!("the store already has {id} edge types, the most it supports"),
+            });
+        }
         let t = EdgeType {
             name: name.into(),
-            id: self.cat().next_type_id(),
+            id,
             options: declare.unwrap_or_default(),
         };
         self.cat_mut().add_type(t.clone());
@@ -476,6 +493,7 @@ impl<'g> WriteTxn<'g> {
         if old.is_none() {
             self.count(COUNT_NODES, 1);
             self.liveness.push((id, true));
+            self.put(Cf::Keys, &key.encode(), key_value(id, true).to_vec());
         }
         let rec = NodeRec { key, labels, props };
         let enc = rec.encode()?;
@@ -486,7 +504,6 @@ impl<'g> WriteTxn<'g> {
     fn new_id(&mut self, key: &NodeKey) -> NodeId {
         let id = self.next_node;
         self.next_node += 1;
-        self.put(Cf::Keys, &key.encode(), id_bytes(id).to_vec());
         self.new_keys.insert(key.clone(), id);
         id
     }
@@ -495,7 +512,7 @@ impl<'g> WriteTxn<'g> {
     fn endpoint(&mut self, key: &NodeKey) -> Result<NodeId> {
         key.validate()?;
         if let Some(id) = self.resolve(key)? {
-            if self.is_live(id)? {
+            if self.is_live(key, id)? {
                 return Ok(id);
             }
         }
@@ -830,6 +847,7 @@ impl<'g> WriteTxn<'g> {
             self.count(&count_label_key(*l), -1);
         }
         self.delete(Cf::Nodes, &id_bytes(id));
+        self.put(Cf::Keys, &rec.key.encode(), key_value(id, false).to_vec());
         self.count(COUNT_NODES, -1);
         self.liveness.push((id, false));
         Ok(true)

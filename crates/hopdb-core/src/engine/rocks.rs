@@ -5,9 +5,9 @@ use crate::config::{AccessMode, Compression, Config};
 use crate::counters::{merge_count, merge_deg, merge_deg_operands};
 use crate::error::{Error, Result};
 use rocksdb::{
-    checkpoint::Checkpoint, BlockBasedIndexType, BlockBasedOptions, Cache, DataBlockIndexType, ColumnFamily, ColumnFamilyDescriptor,
-    DBCompressionType, MergeOperands, Options, ReadOptions, SliceTransform, WriteBatch, WriteBufferManager,
-    WriteOptions, DB,
+    checkpoint::Checkpoint, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor,
+    DBCompressionType, DataBlockIndexType, MergeOperands, Options, ReadOptions, SliceTransform, WriteBatch,
+    WriteBufferManager, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -82,6 +82,7 @@ fn cf_options(cfg: &Config, cf: Cf, cache: &Cache, wbm: &WriteBufferManager) -> 
     o.set_level_compaction_dynamic_level_bytes(true);
     match cfg.compression {
         Compression::None => o.set_compression_type(DBCompressionType::None),
+        Compression::Lz4 => o.set_compression_type(DBCompressionType::Lz4),
         Compression::Lz4Zstd => {
             o.set_compression_type(DBCompressionType::Lz4);
             o.set_bottommost_compression_type(DBCompressionType::Zstd);
