@@ -4,8 +4,7 @@ set -euo pipefail
 
 need_apt=()
 # bindgen (RocksDB's Rust bindings) needs libclang; the C++ build needs a compiler.
-[ -e /usr/lib/llvm-14/lib/libclang.so ] || ls /usr/lib/llvm-*/lib/libclang*.so >/dev/null 2>&1 || need_apt+=(libclang-dev)
-command -v clang >/dev/null 2>&1 || need_apt+=(clang)
+dpkg -s libclang-dev >/dev/null 2>&1 || need_apt+=(libclang-dev)
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from apt" >&2

@@ -853,11 +853,6 @@ impl<'g> WriteTxn<'g> {
         Ok(true)
     }
 
-    /// Number of changes buffered so far.
-    pub fn pending_len(&self) -> usize {
-        self.p.len()
-    }
-
     /// Commits every change atomically, at the store's durability level.
     pub fn commit(mut self) -> Result<()> {
         if self.poisoned {
