@@ -40,14 +40,17 @@ def chart(rows, out: Path):
     cases = [c for c in sorted(rows) if "hopdb" in rows[c] and "sqlite" in rows[c]]
     ratios = [rows[c]["hopdb"] / rows[c]["sqlite"] for c in cases]
     fig, ax = plt.subplots(figsize=(9, 0.32 * len(cases) + 1.2))
-    colors = ["#2a9d8f" if r >= 2 else "#e9c46a" if r >= 1 else "#e76f51" for r in ratios]
+    # The goals: 2x SQLite on reads, 3x on writes.
+    goals = [3 if "upsert" in c else 2 for c in cases]
+    colors = ["#2a9d8f" if r >= g else "#e9c46a" if r >= 1 else "#e76f51" for r, g in zip(ratios, goals)]
     ax.barh(range(len(cases)), ratios, color=colors)
     ax.set_yticks(range(len(cases)), cases, fontsize=8)
     ax.invert_yaxis()
     ax.set_xscale("log")
     ax.axvline(1, color="black", linewidth=0.8)
     ax.axvline(2, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_xlabel("HopDB throughput / SQLite throughput (log scale; dashed: the 2x goal)")
+    ax.axvline(3, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("HopDB / SQLite throughput, log scale\ngoals: 2x on reads (dashed), 3x on writes (dotted); green = goal met")
     ax.set_title("Core operations, one thread, same run (criterion medians)")
     for i, r in enumerate(ratios):
         ax.text(r, i, f" {r:.2f}x", va="center", fontsize=7)

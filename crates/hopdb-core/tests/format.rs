@@ -257,3 +257,32 @@ fn a_corrupted_table_file_is_reported_as_corruption() {
         other => panic!("expected a Corruption error, got {other:?}"),
     }
 }
+
+#[test]
+fn a_checkpoint_is_a_consistent_openable_copy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let g = Graph::open(tmp.path().join("live")).unwrap();
+    let edges: Vec<EdgeInput> = (0..2000i64)
+        .map(|i| EdgeInput::new(i, "R", (i * 7) % 2000).weight(1.5))
+        .collect();
+    g.upsert_edges(&edges, WriteMode::Merge).unwrap();
+    let copy = tmp.path().join("copy");
+    g.checkpoint(&copy).unwrap();
+    // Writes after the checkpoint do not reach the copy.
+    g.delete_node(5i64).unwrap();
+    g.upsert_edge("late", "R", 1i64, None, Props::new(), WriteMode::Merge)
+        .unwrap();
+    let c = Graph::open(&copy).unwrap();
+    assert_eq!(c.edge_count().unwrap(), 2000);
+    assert!(c.has_node(&NodeKey::Int(5)).unwrap());
+    assert!(!c.has_node(&"late".into()).unwrap());
+    assert_eq!(
+        c.degree(&NodeKey::Int(7), Direction::Both, None).unwrap(),
+        g.read().degree(&NodeKey::Int(7), Direction::Both, None).unwrap()
+    );
+    assert!(c.check().unwrap().is_ok());
+    assert!(matches!(
+        Graph::in_memory().checkpoint(tmp.path().join("mem")),
+        Err(Error::Invalid { .. })
+    ));
+}
