@@ -267,10 +267,8 @@ fn run_scan(
     f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
 ) -> Result<()> {
     it.seek(if start > prefix { start } else { prefix });
-    while it.valid() {
-        let (Some(k), Some(v)) = (it.key(), it.value()) else {
-            break;
-        };
+    // `item` checks validity once and fetches key and value (fewer FFI calls per entry).
+    while let Some((k, v)) = it.item() {
         if !k.starts_with(prefix) || !f(k, v) {
             break;
         }
