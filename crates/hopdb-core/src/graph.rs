@@ -112,7 +112,7 @@ impl Graph {
 
     /// Creates a store atomically: built and initialised in a hidden sibling directory, then
     /// renamed into place, so a crash during creation never leaves a half-made store at
-    /// `path` (only a hidden leftover beside it, removed by the next creation).
+    /// `path`, only a hidden `.NAME.hopdb-creating-PID` directory beside it.
     fn create(path: &Path, cfg: &Config) -> Result<()> {
         let io = |p: &Path| {
             let p = p.to_owned();
@@ -126,7 +126,12 @@ impl Graph {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&parent).map_err(io(&parent))?;
-        let tmp = parent.join(format!(".{}.hopdb-creating", name.to_string_lossy()));
+        // Per process, so two processes creating the same store never share a scratch dir.
+        let tmp = parent.join(format!(
+            ".{}.hopdb-creating-{}",
+            name.to_string_lossy(),
+            std::process::id()
+        ));
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
         }
@@ -134,8 +139,15 @@ impl Graph {
             let (engine, _) = RocksEngine::open(&tmp, cfg)?;
             Self::init(Box::new(engine), Some(tmp.clone()), cfg.clone(), true)?;
         }
-        // rename(2) replaces an empty directory, so an empty target is fine.
-        std::fs::rename(&tmp, path).map_err(io(path))?;
+        // rename(2) replaces an empty directory, so an empty target is fine. If another
+        // process created the store first, ours is dropped and theirs is opened.
+        if let Err(e) = std::fs::rename(&tmp, path) {
+            let _ = std::fs::remove_dir_all(&tmp);
+            if path.join("CURRENT").is_file() {
+                return Ok(());
+            }
+            return Err(io(path)(e));
+        }
         std::fs::File::open(&parent)
             .and_then(|d| d.sync_all())
             .map_err(io(&parent))?;
