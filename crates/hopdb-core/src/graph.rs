@@ -45,8 +45,8 @@ impl Inner {
     pub(crate) fn catalog(&self) -> Arc<Catalog> {
         self.catalog.read().clone()
     }
-    pub(crate) fn set_catalog(&self, c: Catalog) {
-        *self.catalog.write() = Arc::new(c);
+    pub(crate) fn set_catalog(&self, c: Arc<Catalog>) {
+        *self.catalog.write() = c;
     }
 }
 
@@ -350,6 +350,7 @@ impl Graph {
                 kv: &*snap,
                 cat: &cat,
                 ids: None,
+                fresh: None,
             },
             next,
             next_edge,
@@ -399,6 +400,7 @@ impl Graph {
             kv: &*self.inner.engine,
             cat: self.inner.catalog(),
             ids: &self.inner.ids,
+            fresh: Some(&self.inner),
         }
     }
 }
@@ -409,6 +411,7 @@ pub struct ViewGuard<'a> {
     kv: &'a dyn KvRead,
     cat: Arc<Catalog>,
     ids: &'a IdCache,
+    fresh: Option<&'a Inner>,
 }
 
 impl ViewGuard<'_> {
@@ -417,6 +420,7 @@ impl ViewGuard<'_> {
             kv: self.kv,
             cat: &self.cat,
             ids: Some(self.ids),
+            fresh: self.fresh,
         }
     }
 }
@@ -593,10 +597,12 @@ impl GraphRead for Graph {
 
 impl GraphRead for ReadTxn {
     fn view_guard(&self) -> ViewGuard<'_> {
+        // The catalog was read after the snapshot was taken, so it knows all of its data.
         ViewGuard {
             kv: &*self.kv,
             cat: self.cat.clone(),
             ids: &self.g.ids,
+            fresh: None,
         }
     }
 }
@@ -640,6 +646,7 @@ impl Iterator for NodeScan {
                 kv: &*self.kv,
                 cat: &self.cat,
                 ids: None,
+                fresh: None,
             };
             let (chunk, mut last) = (self.chunk, None);
             let mut got = Vec::with_capacity(chunk);

@@ -40,6 +40,9 @@ pub(crate) struct View<'a> {
     pub kv: &'a dyn KvRead,
     pub cat: &'a Catalog,
     pub ids: Option<&'a IdCache>,
+    /// For reads of the latest state: the store, whose current catalog knows every type and
+    /// label of data committed after `cat` was taken (writers publish them first).
+    pub fresh: Option<&'a crate::graph::Inner>,
 }
 
 impl View<'_> {
@@ -72,11 +75,7 @@ impl View<'_> {
     pub(crate) fn to_node(&self, rec: NodeRec) -> Node {
         Node {
             key: rec.key,
-            labels: rec
-                .labels
-                .iter()
-                .filter_map(|l| self.cat.label_name(*l).map(|n| n.to_string()))
-                .collect(),
+            labels: rec.labels.iter().filter_map(|l| self.label_name(*l)).collect(),
             props: rec.props,
         }
     }
@@ -122,7 +121,7 @@ impl View<'_> {
                     bad = true;
                     return false;
                 };
-                if (skip_self && a.nbr == a.node) || (only_und && !self.cat.is_undirected(a.ty)) {
+                if (skip_self && a.nbr == a.node) || (only_und && !self.is_undirected(a.ty)) {
                     return true;
                 }
                 *go = f(side, &a, v);
@@ -155,7 +154,7 @@ impl View<'_> {
                     Direction::Out => scan(Cf::Out, &p, false, false, &mut go)?,
                     Direction::In => {
                         scan(Cf::In, &p, false, false, &mut go)?;
-                        if self.cat.any_undirected {
+                        if self.cat.any_undirected || self.fresh.is_some_and(|g| g.catalog().any_undirected) {
                             scan(Cf::Out, &p, false, true, &mut go)?;
                         }
                     }
@@ -170,10 +169,28 @@ impl View<'_> {
     }
 
     fn type_name(&self, ty: TypeId) -> Result<Arc<str>> {
-        self.cat
-            .type_by_id(ty)
-            .map(|t| t.name.clone())
+        if let Some(t) = self.cat.type_by_id(ty) {
+            return Ok(t.name.clone());
+        }
+        self.fresh
+            .and_then(|g| g.catalog().type_by_id(ty).map(|t| t.name.clone()))
             .ok_or_else(|| corrupt_rec("edge of an unknown type"))
+    }
+
+    fn is_undirected(&self, ty: TypeId) -> bool {
+        match self.cat.type_by_id(ty) {
+            Some(t) => t.options.undirected,
+            None => self.fresh.is_some_and(|g| g.catalog().is_undirected(ty)),
+        }
+    }
+
+    fn label_name(&self, l: TypeId) -> Option<String> {
+        match self.cat.label_name(l) {
+            Some(n) => Some(n.to_string()),
+            None => self
+                .fresh
+                .and_then(|g| g.catalog().label_name(l).map(|n| n.to_string())),
+        }
     }
 
     pub(crate) fn make_edge(&self, me: &NodeKey, side: Side, a: &AdjKey, v: &[u8]) -> Result<Edge> {

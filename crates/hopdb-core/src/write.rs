@@ -901,24 +901,35 @@ impl<'g> WriteTxn<'g> {
                 self.next_edge.to_le_bytes().to_vec(),
             ));
         }
+        // New edge types and labels are published *before* the batch is written: a reader
+        // whose snapshot already holds the batch must know its types. If the write fails,
+        // the old catalog is put back (we still hold the writer lock, so nothing used it).
+        let new_cat = self.cat.take().map(Arc::new);
+        if let Some(c) = &new_cat {
+            self.g.set_catalog(c.clone());
+        }
         let injected = self
             .g
             .fail_commits
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok();
-        if injected {
-            return Err(Error::Storage {
+        let written = if injected {
+            Err(Error::Storage {
                 context: "committing a write batch",
                 detail: "injected failure".into(),
-            });
+            })
+        } else {
+            self.g.engine.write(ops, self.g.cfg.durability)
+        };
+        if let Err(e) = written {
+            if new_cat.is_some() {
+                self.g.set_catalog(self.base_cat.clone());
+            }
+            return Err(e);
         }
-        self.g.engine.write(ops, self.g.cfg.durability)?;
         // Published only now that the batch is durable.
         self.state.next_node = self.next_node;
         self.state.next_edge = self.next_edge;
-        if let Some(cat) = self.cat.take() {
-            self.g.set_catalog(cat);
-        }
         for (k, id) in self.new_keys.drain() {
             self.g.ids.insert(k, id);
         }

@@ -511,3 +511,63 @@ fn concurrent_readers_beside_a_writer() {
     assert_eq!(g.degree(&k("hub"), Direction::Out, None).unwrap().count, 4000);
     check_ok(&g);
 }
+
+#[test]
+fn readers_never_see_data_of_types_or_labels_they_do_not_know() {
+    // Each batch creates a new edge type and a new label; readers of snapshots and of the
+    // latest state must always be able to name the types and labels of what they read.
+    let dir = tempfile::tempdir().unwrap();
+    let g = Graph::open(dir.path()).unwrap();
+    g.upsert_node("hub", &[], Props::new(), WriteMode::Merge).unwrap();
+    std::thread::scope(|s| {
+        let w = g.clone();
+        s.spawn(move || {
+            for i in 0..400i64 {
+                let mut tx = w.write().unwrap();
+                if i % 2 == 0 {
+                    tx.define_edge_type(
+                        &format!("U{i}"),
+                        EdgeTypeOptions {
+                            undirected: true,
+                            multi: false,
+                        },
+                    )
+                    .unwrap();
+                }
+                tx.upsert_edge(
+                    "hub",
+                    &format!("{}{i}", if i % 2 == 0 { "U" } else { "T" }),
+                    i,
+                    None,
+                    Props::new(),
+                    WriteMode::Merge,
+                )
+                .unwrap();
+                tx.upsert_node(i, &[&format!("L{i}")], Props::new(), WriteMode::Merge)
+                    .unwrap();
+                tx.commit().unwrap();
+            }
+        });
+        for reader in 0..2 {
+            let r = g.clone();
+            s.spawn(move || {
+                for round in 0..600 {
+                    let latest = r.edges(&k("hub"), Direction::In, None, None).unwrap();
+                    let snap = r.read();
+                    let snapped = snap.edges(&k("hub"), Direction::Both, None, None).unwrap();
+                    assert!(snapped.iter().all(|e| !e.ty.is_empty()));
+                    let n = (round as i64 * 7 + reader) % 400;
+                    if let Some(node) = snap.node(&NodeKey::Int(n)).unwrap() {
+                        assert_eq!(node.labels, vec![format!("L{n}")], "a node read without its label");
+                    }
+                    if let Some(node) = r.node(&NodeKey::Int(n)).unwrap() {
+                        assert_eq!(node.labels, vec![format!("L{n}")], "a node read without its label");
+                    }
+                    let _ = latest;
+                }
+            });
+        }
+    });
+    assert_eq!(g.edge_count().unwrap(), 400);
+    check_ok(&g);
+}
