@@ -126,9 +126,6 @@ impl Catalog {
     pub(crate) fn next_label_id(&self) -> TypeId {
         self.label_by_id.keys().max().map_or(0, |m| m + 1)
     }
-    pub(crate) fn is_undirected(&self, id: TypeId) -> bool {
-        self.type_by_id(id).is_some_and(|t| t.options.undirected)
-    }
 }
 
 pub(crate) fn type_op(t: &EdgeType) -> Op {

@@ -154,7 +154,7 @@ impl View<'_> {
                     Direction::Out => scan(Cf::Out, &p, false, false, &mut go)?,
                     Direction::In => {
                         scan(Cf::In, &p, false, false, &mut go)?;
-                        if self.cat.any_undirected || self.fresh.is_some_and(|g| g.catalog().any_undirected) {
+                        if self.lookup(|c| c.any_undirected.then_some(())).is_some() {
                             scan(Cf::Out, &p, false, true, &mut go)?;
                         }
                     }
@@ -168,29 +168,24 @@ impl View<'_> {
         Ok(())
     }
 
+    /// Looks something up in this view's catalog, then (for latest-state views) in the
+    /// store's current one, which knows the types and labels of anything committed since.
+    fn lookup<T>(&self, f: impl Fn(&Catalog) -> Option<T>) -> Option<T> {
+        f(self.cat).or_else(|| self.fresh.and_then(|g| f(&g.catalog())))
+    }
+
     fn type_name(&self, ty: TypeId) -> Result<Arc<str>> {
-        if let Some(t) = self.cat.type_by_id(ty) {
-            return Ok(t.name.clone());
-        }
-        self.fresh
-            .and_then(|g| g.catalog().type_by_id(ty).map(|t| t.name.clone()))
+        self.lookup(|c| c.type_by_id(ty).map(|t| t.name.clone()))
             .ok_or_else(|| corrupt_rec("edge of an unknown type"))
     }
 
     fn is_undirected(&self, ty: TypeId) -> bool {
-        match self.cat.type_by_id(ty) {
-            Some(t) => t.options.undirected,
-            None => self.fresh.is_some_and(|g| g.catalog().is_undirected(ty)),
-        }
+        self.lookup(|c| c.type_by_id(ty).map(|t| t.options.undirected))
+            .unwrap_or(false)
     }
 
     fn label_name(&self, l: TypeId) -> Option<String> {
-        match self.cat.label_name(l) {
-            Some(n) => Some(n.to_string()),
-            None => self
-                .fresh
-                .and_then(|g| g.catalog().label_name(l).map(|n| n.to_string())),
-        }
+        self.lookup(|c| c.label_name(l).map(|n| n.to_string()))
     }
 
     pub(crate) fn make_edge(&self, me: &NodeKey, side: Side, a: &AdjKey, v: &[u8]) -> Result<Edge> {
