@@ -16,3 +16,9 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust (rustup) first" >&2
   exit 1
 fi
+# The algorithm tests cross-check against NetworkX and igraph (pinned versions).
+if ! python3 -c "import networkx, igraph, leidenalg" >/dev/null 2>&1; then
+  echo "setup: installing Python test references (scripts/requirements-test.txt)" >&2
+  python3 -m pip install -q -r "$(dirname "$0")/requirements-test.txt" 2>&1 | grep -v "as the 'root' user" >&2 || true
+  python3 -c "import networkx, igraph, leidenalg"
+fi
