@@ -26,7 +26,10 @@ impl Csr {
     pub fn from_edges(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>) -> Result<Csr, CsrError> {
         if let Some(w) = weights {
             if w.len() != edges.len() {
-                return Err(CsrError::WeightCount { weights: w.len(), edges: edges.len() });
+                return Err(CsrError::WeightCount {
+                    weights: w.len(),
+                    edges: edges.len(),
+                });
             }
         }
         let mut offsets = vec![0u64; n as usize + 1];
@@ -50,7 +53,11 @@ impl Csr {
                 out[at] = w[i];
             }
         }
-        let mut csr = Csr { offsets, targets, weights: ws };
+        let mut csr = Csr {
+            offsets,
+            targets,
+            weights: ws,
+        };
         csr.sort_rows();
         Ok(csr)
     }
@@ -62,8 +69,11 @@ impl Csr {
             match self.weights.as_mut() {
                 None => self.targets[lo..hi].sort_unstable(),
                 Some(w) => {
-                    let mut row: Vec<(u32, f64)> =
-                        self.targets[lo..hi].iter().copied().zip(w[lo..hi].iter().copied()).collect();
+                    let mut row: Vec<(u32, f64)> = self.targets[lo..hi]
+                        .iter()
+                        .copied()
+                        .zip(w[lo..hi].iter().copied())
+                        .collect();
                     row.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
                     for (k, (t, wt)) in row.into_iter().enumerate() {
                         self.targets[lo + k] = t;
@@ -140,7 +150,12 @@ mod tests {
     fn out_of_range_is_an_error() {
         assert_eq!(
             Csr::from_edges(2, &[(0, 2)], None),
-            Err(CsrError::NodeOutOfRange { index: 0, src: 0, dst: 2, n: 2 })
+            Err(CsrError::NodeOutOfRange {
+                index: 0,
+                src: 0,
+                dst: 2,
+                n: 2
+            })
         );
     }
 }

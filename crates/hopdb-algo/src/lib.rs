@@ -7,6 +7,8 @@
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+pub mod control;
 pub mod csr;
 
+pub use control::{AlgoError, Control};
 pub use csr::{Csr, CsrError};

@@ -1,0 +1,103 @@
+//! What every long-running algorithm accepts: a cancel flag, a deadline and a memory bound.
+//! Algorithms call [`Control::check`] every few thousand steps (cheap: one relaxed load and,
+//! every call, an `Instant::now` only when a deadline is set).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+/// Why an algorithm stopped without an answer.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum AlgoError {
+    #[error("cancelled")]
+    Cancelled,
+    #[error("deadline of {0:?} exceeded")]
+    DeadlineExceeded(Duration),
+    #[error("memory bound of {limit} bytes exceeded (needed about {needed})")]
+    MemoryLimit { limit: usize, needed: usize },
+    #[error("node {node} is not in the projection (0..{n})")]
+    NodeOutOfRange { node: u32, n: u32 },
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+}
+
+/// Cancellation, deadline and memory bound for one run. `Control::default()` is unbounded.
+#[derive(Debug, Clone, Default)]
+pub struct Control {
+    cancel: Option<Arc<AtomicBool>>,
+    deadline: Option<(Instant, Duration)>,
+    max_memory: Option<usize>,
+}
+
+impl Control {
+    pub fn unbounded() -> Control {
+        Control::default()
+    }
+
+    /// Stops the run (with [`AlgoError::Cancelled`]) once `flag` is set, from any thread.
+    pub fn with_cancel(mut self, flag: Arc<AtomicBool>) -> Control {
+        self.cancel = Some(flag);
+        self
+    }
+
+    /// Stops the run once `timeout` has passed from now.
+    pub fn with_timeout(mut self, timeout: Duration) -> Control {
+        self.deadline = Some((Instant::now() + timeout, timeout));
+        self
+    }
+
+    /// Bounds the working memory (frontiers, visited sets, result buffers) of the run.
+    pub fn with_max_memory(mut self, bytes: usize) -> Control {
+        self.max_memory = Some(bytes);
+        self
+    }
+
+    /// Errs when the run must stop.
+    pub fn check(&self) -> Result<(), AlgoError> {
+        if let Some(flag) = &self.cancel {
+            if flag.load(Ordering::Relaxed) {
+                return Err(AlgoError::Cancelled);
+            }
+        }
+        if let Some((at, timeout)) = self.deadline {
+            if Instant::now() >= at {
+                return Err(AlgoError::DeadlineExceeded(timeout));
+            }
+        }
+        Ok(())
+    }
+
+    /// Errs when `needed` bytes of working memory exceed the bound.
+    pub fn check_memory(&self, needed: usize) -> Result<(), AlgoError> {
+        match self.max_memory {
+            Some(limit) if needed > limit => Err(AlgoError::MemoryLimit { limit, needed }),
+            _ => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cancel_deadline_and_memory() {
+        let flag = Arc::new(AtomicBool::new(false));
+        let c = Control::unbounded().with_cancel(flag.clone()).with_max_memory(100);
+        assert_eq!(c.check(), Ok(()));
+        flag.store(true, Ordering::Relaxed);
+        assert_eq!(c.check(), Err(AlgoError::Cancelled));
+        assert!(c.check_memory(100).is_ok());
+        assert_eq!(
+            c.check_memory(101),
+            Err(AlgoError::MemoryLimit {
+                limit: 100,
+                needed: 101
+            })
+        );
+        let d = Control::unbounded().with_timeout(Duration::ZERO);
+        assert!(matches!(d.check(), Err(AlgoError::DeadlineExceeded(_))));
+    }
+}
