@@ -55,6 +55,12 @@ pub enum Error {
     #[error("the store was opened read-only; {op} needs a writable open")]
     ReadOnly { op: &'static str },
 
+    #[error("node {key} is given twice in one bulk load")]
+    DuplicateNode { key: String },
+
+    #[error("a bulk load failed while committing ({reason}); this handle accepts no more writes: reopen the store, which rolls it back to its state before the load")]
+    BulkInterrupted { reason: String },
+
     #[error("item {index} of the batch: {source}")]
     InBatch {
         index: usize,

@@ -39,6 +39,9 @@ pub(crate) struct Inner {
     writer: Mutex<WriterState>,
     /// Test hook: this many upcoming commits fail before reaching the engine.
     pub fail_commits: std::sync::atomic::AtomicU32,
+    /// A bulk load failed half-committed: writes are refused until the store is reopened
+    /// (and so rolled back).
+    bulk_failed: std::sync::atomic::AtomicBool,
 }
 
 impl Inner {
@@ -47,6 +50,9 @@ impl Inner {
     }
     pub(crate) fn set_catalog(&self, c: Arc<Catalog>) {
         *self.catalog.write() = c;
+    }
+    pub(crate) fn fail_after_bulk(&self) {
+        self.bulk_failed.store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -242,6 +248,7 @@ impl Graph {
                     live,
                 }),
                 fail_commits: Default::default(),
+                bulk_failed: Default::default(),
             }),
         })
     }
@@ -260,7 +267,17 @@ impl Graph {
         if self.inner.cfg.access != AccessMode::ReadWrite {
             return Err(Error::ReadOnly { op: "writing" });
         }
-        Ok(WriteTxn::new(&self.inner, self.inner.writer.lock()))
+        let state = self.inner.writer.lock();
+        if self.inner.bulk_failed.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(Error::BulkInterrupted {
+                reason: "an earlier bulk load on this handle".into(),
+            });
+        }
+        Ok(WriteTxn::new(&self.inner, state))
+    }
+
+    pub(crate) fn inner(&self) -> &Inner {
+        &self.inner
     }
 
     /// A consistent read snapshot: later writes are invisible to it.

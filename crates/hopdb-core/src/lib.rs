@@ -11,6 +11,7 @@
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
+mod bulk;
 mod catalog;
 mod check;
 mod config;
@@ -24,6 +25,7 @@ mod records;
 mod value;
 mod write;
 
+pub use bulk::{BulkLoader, BulkOptions, BulkSummary};
 pub use catalog::{EdgeType, EdgeTypeOptions};
 pub use check::CheckReport;
 pub use config::{AccessMode, Compression, Config, Durability, MissingEndpoints};

@@ -162,8 +162,8 @@ pub struct WriteTxn<'g> {
     pre: Prefetched,
     /// Node ids this transaction made live (true) or deleted (false), in order.
     liveness: Vec<(NodeId, bool)>,
-    next_node: NodeId,
-    next_edge: u64,
+    pub(crate) next_node: NodeId,
+    pub(crate) next_edge: u64,
     poisoned: bool,
 }
 
@@ -351,7 +351,7 @@ impl<'g> WriteTxn<'g> {
     fn delete(&mut self, cf: Cf, key: &[u8]) {
         self.p.kv[cf as usize].insert(key.to_vec(), None);
     }
-    fn count(&mut self, key: &[u8], delta: i64) {
+    pub(crate) fn count(&mut self, key: &[u8], delta: i64) {
         *self.p.counts.entry(key.to_vec()).or_default() += delta;
     }
     fn deg(&mut self, node: NodeId, ty: TypeId, f: impl Fn(&mut Deg)) {
@@ -387,7 +387,7 @@ impl<'g> WriteTxn<'g> {
             .transpose()
     }
 
-    fn label_id(&mut self, name: &str) -> Result<TypeId> {
+    pub(crate) fn label_id(&mut self, name: &str) -> Result<TypeId> {
         validate_name("label", name)?;
         if let Some(id) = self.cat().label_id(name) {
             return Ok(id);
@@ -401,7 +401,16 @@ impl<'g> WriteTxn<'g> {
         Ok(id)
     }
 
-    fn edge_type(&mut self, name: &str, declare: Option<EdgeTypeOptions>) -> Result<EdgeType> {
+    pub(crate) fn type_named(&self, name: &str) -> Option<&EdgeType> {
+        self.cat().type_named(name)
+    }
+
+    /// The catalog as this transaction sees it (its own new types and labels included).
+    pub(crate) fn catalog_now(&self) -> &Catalog {
+        self.cat()
+    }
+
+    pub(crate) fn edge_type(&mut self, name: &str, declare: Option<EdgeTypeOptions>) -> Result<EdgeType> {
         validate_name("edge type", name)?;
         if let Some(t) = self.cat().type_named(name) {
             if let Some(o) = declare {
@@ -855,6 +864,16 @@ impl<'g> WriteTxn<'g> {
 
     /// Commits every change atomically, at the store's durability level.
     pub fn commit(mut self) -> Result<()> {
+        self.commit_keeping_lock()
+    }
+
+    /// Commits everything so far and goes on as a fresh transaction, still holding the writer
+    /// lock (the bulk loader commits in steps that no other writer may interleave with).
+    pub(crate) fn commit_keeping_lock(&mut self) -> Result<()> {
+        // Read-ahead values may be stale once this commit (or an ingestion) lands.
+        for m in self.pre.iter_mut() {
+            m.clear();
+        }
         if self.poisoned {
             return Err(Error::invalid(
                 "write transaction",
@@ -863,6 +882,7 @@ impl<'g> WriteTxn<'g> {
         }
         let p = std::mem::take(&mut self.p);
         let mut ops = Vec::with_capacity(p.len() + 2);
+        let ids_moved = self.state.next_node != self.next_node || self.next_edge != self.state.next_edge;
         for (cf, map) in Cf::ALL.into_iter().zip(p.kv) {
             for (k, v) in map {
                 ops.push(match v {
@@ -884,7 +904,7 @@ impl<'g> WriteTxn<'g> {
                 ops.push(Op::Merge(Cf::Counts, k, c.to_le_bytes().to_vec()));
             }
         }
-        if ops.is_empty() {
+        if ops.is_empty() && !ids_moved && self.cat.is_none() {
             return Ok(());
         }
         if self.next_node != self.state.next_node {
@@ -908,6 +928,8 @@ impl<'g> WriteTxn<'g> {
         if let Some(c) = &new_cat {
             self.g.set_catalog(c.clone());
         }
+        let next_base = new_cat.clone().unwrap_or_else(|| self.base_cat.clone());
+        let old_cat = std::mem::replace(&mut self.base_cat, next_base);
         let injected = self
             .g
             .fail_commits
@@ -922,8 +944,10 @@ impl<'g> WriteTxn<'g> {
             self.g.engine.write(ops, self.g.cfg.durability)
         };
         if let Err(e) = written {
+            self.poisoned = true;
             if new_cat.is_some() {
-                self.g.set_catalog(self.base_cat.clone());
+                self.g.set_catalog(old_cat.clone());
+                self.base_cat = old_cat;
             }
             return Err(e);
         }

@@ -2,7 +2,7 @@
 //! `Arc` clone of the maps (O(1), structural sharing); a write batch is applied to a private
 //! copy and published at once, so readers see all of a batch or none of it.
 
-use super::{Cf, Durability, Engine, KvRead, Op, StorageStats};
+use super::{BulkFile, BulkPart, Cf, Durability, Engine, KvRead, Op, StorageStats};
 use crate::counters::{merge_count, merge_deg};
 use crate::error::{Error, Result};
 use imbl::OrdMap;
@@ -124,5 +124,47 @@ impl Engine for MemEngine {
             "backup target",
             format!("{}: an in-memory store has no files to back up", dir.display()),
         ))
+    }
+
+    fn bulk_file<'e>(&'e self, cf: Cf, _scratch: &Path, _name: &str) -> Result<Box<dyn BulkFile + 'e>> {
+        Ok(Box::new(MemRun { cf, ops: Vec::new() }))
+    }
+
+    // Nothing to mark: a dead process takes an in-memory store with it.
+    fn begin_bulk(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn ingest(&self, parts: Vec<BulkPart>) -> Result<()> {
+        let mut ops = Vec::new();
+        for p in parts {
+            match p {
+                BulkPart::Ops(o) => ops.extend(o),
+                BulkPart::Sst { path, .. } => {
+                    return Err(Error::invalid("bulk part", format!("{}: an SST file", path.display())))
+                }
+            }
+        }
+        self.write(ops, Durability::None)
+    }
+
+    fn end_bulk(&self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A bulk run of the in-memory engine: buffered operations.
+struct MemRun {
+    cf: Cf,
+    ops: Vec<Op>,
+}
+
+impl BulkFile for MemRun {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.ops.push(Op::Put(self.cf, key.to_vec(), value.to_vec()));
+        Ok(())
+    }
+    fn finish(self: Box<Self>) -> Result<Option<BulkPart>> {
+        Ok((!self.ops.is_empty()).then_some(BulkPart::Ops(self.ops)))
     }
 }

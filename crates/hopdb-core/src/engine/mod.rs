@@ -108,6 +108,22 @@ pub struct StorageStats {
     pub wal_bytes: u64,
 }
 
+/// A sorted run of records for one column family, built beside the engine and added to it
+/// whole by [`Engine::ingest`] (bulk loading: decision 0009). Keys must be strictly ascending.
+pub(crate) trait BulkFile: Send {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()>;
+    /// Closes the run; `None` when nothing was written.
+    fn finish(self: Box<Self>) -> Result<Option<BulkPart>>;
+}
+
+/// A finished run, ready to ingest.
+pub(crate) enum BulkPart {
+    /// An SST file (RocksDB), moved into the store on ingestion.
+    Sst { cf: Cf, path: std::path::PathBuf },
+    /// Buffered operations (in-memory engine).
+    Ops(Vec<Op>),
+}
+
 pub(crate) trait Engine: KvRead {
     fn snapshot(&self) -> Arc<dyn KvRead>;
     fn write(&self, ops: Vec<Op>, durability: Durability) -> Result<()>;
@@ -117,4 +133,14 @@ pub(crate) trait Engine: KvRead {
     fn stats(&self) -> StorageStats;
     /// A consistent copy of the store in `dir` (hard links where possible).
     fn checkpoint(&self, dir: &Path) -> Result<()>;
+
+    /// A new run for `cf`; files go to `scratch` (a directory on the store's filesystem).
+    fn bulk_file<'e>(&'e self, cf: Cf, scratch: &Path, name: &str) -> Result<Box<dyn BulkFile + 'e>>;
+    /// Marks the state to return to if the process dies before [`Engine::end_bulk`]: the next
+    /// writable open rolls the store back to it.
+    fn begin_bulk(&self) -> Result<()>;
+    /// Adds finished runs (between `begin_bulk` and `end_bulk`).
+    fn ingest(&self, parts: Vec<BulkPart>) -> Result<()>;
+    /// Makes everything since `begin_bulk` permanent.
+    fn end_bulk(&self) -> Result<()>;
 }

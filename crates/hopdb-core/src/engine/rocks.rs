@@ -1,13 +1,13 @@
 //! The durable engine: RocksDB, one column family per record kind (decision 0001).
 
-use super::{Cf, Durability, Engine, KvRead, Op, StorageStats};
+use super::{BulkFile, BulkPart, Cf, Durability, Engine, KvRead, Op, StorageStats};
 use crate::config::{AccessMode, Compression, Config};
 use crate::counters::{merge_count, merge_deg, merge_deg_operands};
 use crate::error::{Error, Result};
 use rocksdb::{
     checkpoint::Checkpoint, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor,
-    DBCompressionType, DataBlockIndexType, MergeOperands, Options, ReadOptions, SliceTransform, WriteBatch,
-    WriteBufferManager, WriteOptions, DB,
+    DBCompressionType, DataBlockIndexType, IngestExternalFileOptions, MergeOperands, Options, ReadOptions,
+    SliceTransform, SstFileWriter, WriteBatch, WriteBufferManager, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,7 +27,16 @@ pub(crate) struct RocksEngine {
     _wbm: WriteBufferManager,
     _row_cache: Option<Cache>,
     secondary_dir: Option<PathBuf>,
+    /// Per column family (indexed by `Cf`), the options bulk runs (SST files) are built with.
+    bulk_opts: Vec<Options>,
 }
+
+/// The checkpoint a bulk load returns to if it dies before finishing (decision 0009). Its
+/// presence in a store directory means "roll back on the next writable open".
+pub(crate) const ROLLBACK_DIR: &str = "hopdb-rollback";
+const ROLLBACK_TMP: &str = "hopdb-rollback.tmp";
+const ROLLBACK_DONE: &str = "hopdb-rollback.done";
+const RESTORE_LOCK: &str = "hopdb-restore.lock";
 
 impl Drop for RocksEngine {
     fn drop(&mut self) {
@@ -145,6 +154,22 @@ impl RocksEngine {
     /// the store was created just now.
     pub(crate) fn open(path: &Path, cfg: &Config) -> Result<(RocksEngine, bool)> {
         let writer = cfg.access == AccessMode::ReadWrite;
+        if path.join(ROLLBACK_DIR).is_dir() {
+            if !writer {
+                return Err(Error::NotAStore {
+                    path: path.to_owned(),
+                    reason: "a bulk import is committing, or was interrupted and awaits rollback by the next \
+                             writable open; retry in a moment"
+                        .into(),
+                });
+            }
+            roll_back(path)?;
+        }
+        for stale in [ROLLBACK_TMP, ROLLBACK_DONE] {
+            if writer && path.join(stale).exists() {
+                std::fs::remove_dir_all(path.join(stale)).map_err(io_err(&path.join(stale)))?;
+            }
+        }
         if path.exists() && !path.is_dir() {
             return Err(Error::NotAStore {
                 path: path.to_owned(),
@@ -194,6 +219,7 @@ impl RocksEngine {
             .iter()
             .map(|&cf| ColumnFamilyDescriptor::new(cf.name(), cf_options(cfg, cf, &cache, &wbm)))
             .collect();
+        let bulk_opts = Cf::ALL.iter().map(|&cf| cf_options(cfg, cf, &cache, &wbm)).collect();
         // The row cache answers repeated point lookups (nodes, edges, counters) without
         // touching the LSM tree: it halved node-read and degree latency when measured.
         let row_cache = (cfg.row_cache_bytes > 0).then(|| Cache::new_lru_cache(cfg.row_cache_bytes));
@@ -223,6 +249,7 @@ impl RocksEngine {
                 _wbm: wbm,
                 _row_cache: row_cache,
                 secondary_dir,
+                bulk_opts,
             },
             fresh,
         ))
@@ -438,6 +465,143 @@ impl Engine for RocksEngine {
         cp.create_checkpoint(dir)
             .map_err(|e| map_err(dir, "writing a checkpoint", e))
     }
+
+    fn bulk_file<'e>(&'e self, cf: Cf, scratch: &Path, name: &str) -> Result<Box<dyn BulkFile + 'e>> {
+        let path = scratch.join(format!("{name}.sst"));
+        let w = SstFileWriter::create(&self.bulk_opts[cf as usize]);
+        w.open(&path).map_err(|e| map_err(&path, "creating a bulk file", e))?;
+        Ok(Box::new(SstRun {
+            cf,
+            path,
+            w,
+            entries: 0,
+        }))
+    }
+
+    fn begin_bulk(&self) -> Result<()> {
+        if self.secondary_dir.is_some() {
+            return Err(Error::ReadOnly { op: "bulk loading" });
+        }
+        let tmp = self.path.join(ROLLBACK_TMP);
+        if tmp.exists() {
+            std::fs::remove_dir_all(&tmp).map_err(io_err(&tmp))?;
+        }
+        // Flushed first, so the checkpoint is SST hard links plus a manifest (no WAL copy).
+        self.flush()?;
+        self.checkpoint(&tmp)?;
+        sync_dir(&tmp)?;
+        let dir = self.path.join(ROLLBACK_DIR);
+        std::fs::rename(&tmp, &dir).map_err(io_err(&dir))?;
+        sync_dir(&self.path)
+    }
+
+    fn ingest(&self, parts: Vec<BulkPart>) -> Result<()> {
+        for part in parts {
+            let BulkPart::Sst { cf, path } = part else {
+                return Err(Error::invalid("bulk part", "buffered operations given to the RocksDB engine"));
+            };
+            let mut o = IngestExternalFileOptions::default();
+            // Hard-link the file in (same filesystem), and let it land on top of any data the
+            // store already has (global sequence number) without blocking readers.
+            o.set_move_files(true);
+            o.set_allow_global_seqno(true);
+            o.set_allow_blocking_flush(true);
+            self.db
+                .ingest_external_file_cf_opts(self.cf(cf), &o, vec![&path])
+                .map_err(|e| map_err(&path, "ingesting a bulk file", e))?;
+        }
+        Ok(())
+    }
+
+    fn end_bulk(&self) -> Result<()> {
+        // Everything ingested must be on disk before the way back is removed.
+        self.flush()?;
+        let dir = self.path.join(ROLLBACK_DIR);
+        let done = self.path.join(ROLLBACK_DONE);
+        std::fs::rename(&dir, &done).map_err(io_err(&dir))?;
+        sync_dir(&self.path)?;
+        std::fs::remove_dir_all(&done).map_err(io_err(&done))
+    }
+}
+
+/// A bulk run of the RocksDB engine: an SST file.
+struct SstRun<'e> {
+    cf: Cf,
+    path: PathBuf,
+    w: SstFileWriter<'e>,
+    entries: u64,
+}
+
+impl BulkFile for SstRun<'_> {
+    fn put(&mut self, key: &[u8], value: &[u8]) -> Result<()> {
+        self.entries += 1;
+        self.w.put(key, value).map_err(|e| map_err(&self.path, "writing a bulk file", e))
+    }
+    fn finish(mut self: Box<Self>) -> Result<Option<BulkPart>> {
+        if self.entries == 0 {
+            drop(self.w);
+            let _ = std::fs::remove_file(&self.path);
+            return Ok(None);
+        }
+        self.w.finish().map_err(|e| map_err(&self.path, "finishing a bulk file", e))?;
+        Ok(Some(BulkPart::Sst {
+            cf: self.cf,
+            path: self.path.clone(),
+        }))
+    }
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn sync_dir(path: &Path) -> Result<()> {
+    std::fs::File::open(path).and_then(|d| d.sync_all()).map_err(io_err(path))
+}
+
+/// Returns a store to the checkpoint an interrupted bulk load left (decision 0009): removes
+/// the store's own files, links the checkpoint's in, then drops the checkpoint. Every step is
+/// repeatable, so a crash during the rollback just means it runs again at the next open.
+fn roll_back(path: &Path) -> Result<()> {
+    let lock_path = path.join(RESTORE_LOCK);
+    let lock = std::fs::File::create(&lock_path).map_err(io_err(&lock_path))?;
+    lock.lock().map_err(io_err(&lock_path))?;
+    let cp = path.join(ROLLBACK_DIR);
+    if !cp.is_dir() {
+        return Ok(()); // another process rolled back while we waited for the lock
+    }
+    tracing::warn!(path = %path.display(), "an interrupted bulk import is being rolled back");
+    let keep = [ROLLBACK_DIR, RESTORE_LOCK, "LOCK"];
+    for e in std::fs::read_dir(path).map_err(io_err(path))? {
+        let e = e.map_err(io_err(path))?;
+        let name = e.file_name();
+        let p = e.path();
+        if keep.iter().any(|k| name == *k) {
+            continue;
+        }
+        if p.is_dir() {
+            std::fs::remove_dir_all(&p).map_err(io_err(&p))?;
+        } else {
+            std::fs::remove_file(&p).map_err(io_err(&p))?;
+        }
+    }
+    for e in std::fs::read_dir(&cp).map_err(io_err(&cp))? {
+        let e = e.map_err(io_err(&cp))?;
+        let to = path.join(e.file_name());
+        if std::fs::hard_link(e.path(), &to).is_err() {
+            std::fs::copy(e.path(), &to).map_err(io_err(&to))?;
+        }
+    }
+    sync_dir(path)?;
+    let done = path.join(ROLLBACK_DONE);
+    std::fs::rename(&cp, &done).map_err(io_err(&cp))?;
+    sync_dir(path)?;
+    std::fs::remove_dir_all(&done).map_err(io_err(&done))?;
+    tracing::warn!(path = %path.display(), "rolled back to the state before the interrupted import");
+    Ok(())
 }
 
 #[cfg(test)]

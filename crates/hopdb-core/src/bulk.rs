@@ -1,0 +1,618 @@
+//! Bulk loading: many nodes and edges added as one atomic unit, at the speed of sorting
+//! (decision 0009).
+//!
+//! New nodes, and edges whose endpoints are both new, skip the write path: the loader numbers
+//! the nodes as they arrive, keeps keys in one arena, sorts adjacency entries, and writes each
+//! column family's records as one sorted run (an SST file on RocksDB) that is then ingested.
+//! Rows that touch nodes the store already had (property merges, edges to old nodes) are
+//! replayed through the loader's write transaction after the ingestion, so they get exactly
+//! the semantics of ordinary upserts. A checkpoint taken before the first change makes the
+//! whole load atomic against crashes: until the load finishes, the next writable open rolls
+//! the store back to it. The loader holds the writer lock from start to finish.
+
+use crate::catalog::{EdgeType, EdgeTypeOptions};
+use crate::config::MissingEndpoints;
+use crate::counters::{Deg, DegSet};
+use crate::engine::{BulkFile, BulkPart, Cf, Engine};
+use crate::error::{Error, Result};
+use crate::graph::{Graph, Inner};
+use crate::model::WriteMode;
+use crate::records::*;
+use crate::value::{decode_props, encode_props, put_len_prefixed, validate_props, NodeKey, Props, Reader};
+use crate::write::WriteTxn;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
+use std::hash::BuildHasher;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// How a bulk load treats what its input does not say.
+#[derive(Debug, Clone, Default)]
+pub struct BulkOptions {
+    /// An edge whose endpoint is neither loaded nor in the store: create a bare node (edge
+    /// lists) or fail with [`Error::NodeNotFound`] (imports with node files).
+    pub missing_endpoints: MissingEndpoints,
+    /// Options of the edge types this load creates, by name; others get `default_type`.
+    pub type_options: FxHashMap<String, EdgeTypeOptions>,
+    pub default_type: EdgeTypeOptions,
+}
+
+/// What a finished load did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BulkSummary {
+    /// Nodes the store did not have (including endpoints created for edges).
+    pub nodes_created: u64,
+    /// Node rows merged into nodes the store already had.
+    pub nodes_merged: u64,
+    /// Endpoints created because an edge named them and no node row did.
+    pub implicit_nodes: u64,
+    /// Edge rows added (rows repeating a simple edge are merged into it and counted once).
+    pub edges_created: u64,
+    /// Edge rows that touched nodes the store already had (applied as upserts).
+    pub edges_replayed: u64,
+    /// Bytes of sorted runs written and ingested.
+    pub run_bytes: u64,
+}
+
+const NO_WEIGHT: u64 = u64::MAX; // a NaN pattern; weights are checked finite
+
+/// One adjacency record to write: sorted by (node, type and direction, neighbour, sequence).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Adj {
+    node: NodeId,
+    /// `type << 1 | 1` for an `in` record, `type << 1` for an `out` record.
+    kind: u32,
+    nbr: NodeId,
+    /// Row order (simple types: later rows merge over earlier) or the edge id (multi types).
+    seq: u64,
+    weight: u64,
+    /// 0 = no properties, else 1 + offset of the encoded properties in the arena.
+    props: u64,
+}
+
+/// Keys of the nodes this load creates, in one arena, indexed by a hash table of positions:
+/// about 30 bytes per node plus the key itself (no allocation per key).
+#[derive(Default)]
+struct KeyArena {
+    bytes: Vec<u8>,
+    ends: Vec<u64>,
+    table: HashTable<u32>,
+    hasher: FxBuildHasher,
+}
+
+impl KeyArena {
+    fn key(&self, i: u32) -> &[u8] {
+        let end = self.ends[i as usize] as usize;
+        let start = if i == 0 { 0 } else { self.ends[i as usize - 1] as usize };
+        &self.bytes[start..end]
+    }
+
+    fn find(&self, enc: &[u8]) -> Option<u32> {
+        let h = self.hasher.hash_one(enc);
+        self.table.find(h, |&i| self.key(i) == enc).copied()
+    }
+
+    /// Adds a key known to be absent and returns its position.
+    fn push(&mut self, enc: &[u8]) -> u32 {
+        let i = self.ends.len() as u32;
+        self.bytes.extend_from_slice(enc);
+        self.ends.push(self.bytes.len() as u64);
+        let h = self.hasher.hash_one(enc);
+        let KeyArena {
+            table, bytes, ends, hasher, ..
+        } = self;
+        table.insert_unique(h, i, |&j| {
+            let end = ends[j as usize] as usize;
+            let start = if j == 0 { 0 } else { ends[j as usize - 1] as usize };
+            hasher.hash_one(&bytes[start..end])
+        });
+        i
+    }
+
+    fn len(&self) -> u32 {
+        self.ends.len() as u32
+    }
+}
+
+/// A row replayed through the write transaction after ingestion.
+enum Replay {
+    Node(NodeKey, Vec<String>, Props),
+    Edge(NodeKey, EdgeType, NodeKey, Option<f64>, Props),
+}
+
+static SCRATCH_SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// Loads many nodes and edges at once. Obtain one with [`Graph::bulk_load`]; add node rows
+/// before the edge rows that name them, then call [`BulkLoader::finish`]. Nothing is visible
+/// or durable before `finish` returns; dropping the loader discards everything.
+///
+/// ```
+/// use hopdb_core::{BulkOptions, Graph, GraphRead, Props};
+/// let g = Graph::in_memory();
+/// let mut load = g.bulk_load(BulkOptions::default()).unwrap();
+/// load.add_node("ada".into(), &["Person"], Props::new()).unwrap();
+/// load.add_edge("ada".into(), "KNOWS", "bob".into(), Some(2.0), Props::new()).unwrap();
+/// let summary = load.finish().unwrap();
+/// assert_eq!((summary.nodes_created, summary.edges_created), (2, 1));
+/// assert!(g.has_edge(&"ada".into(), &"bob".into(), Some("KNOWS"), false).unwrap());
+/// ```
+pub struct BulkLoader<'g> {
+    g: &'g Inner,
+    tx: WriteTxn<'g>,
+    opts: BulkOptions,
+    scratch: Option<PathBuf>,
+    /// The store had no keys at all: no lookups needed.
+    store_empty: bool,
+    base: NodeId,
+    keys: KeyArena,
+    /// Node records of new nodes, in id order (written as they arrive).
+    nodes_run: Option<Box<dyn BulkFile + 'g>>,
+    /// Edge id entries of new multi edges, in id order.
+    edge_ids_run: Option<Box<dyn BulkFile + 'g>>,
+    labels: Vec<(TypeId, NodeId)>,
+    label_counts: FxHashMap<TypeId, i64>,
+    adj: Vec<Adj>,
+    props: Vec<u8>,
+    /// Keys the store already has, looked up once: live or not.
+    existing: FxHashMap<Vec<u8>, bool>,
+    /// Keys of node rows replayed (the store had them): a second row is a duplicate.
+    replayed_keys: FxHashSet<Vec<u8>>,
+    replay: Vec<Replay>,
+    seq: u64,
+    types: FxHashMap<String, EdgeType>,
+    rows: u64,
+    summary: BulkSummary,
+}
+
+impl Graph {
+    /// Starts a bulk load (see [`BulkLoader`]). It holds the writer lock until finished or
+    /// dropped: other writers wait, readers go on.
+    pub fn bulk_load(&self, opts: BulkOptions) -> Result<BulkLoader<'_>> {
+        let tx = self.write()?;
+        BulkLoader::new(self.inner(), tx, opts)
+    }
+}
+
+impl<'g> BulkLoader<'g> {
+    fn new(g: &'g Inner, tx: WriteTxn<'g>, opts: BulkOptions) -> Result<Self> {
+        let scratch = match &g.path {
+            Some(p) => {
+                let dir = p.join(format!(
+                    "hopdb-bulk-{}-{}",
+                    std::process::id(),
+                    SCRATCH_SEQ.fetch_add(1, Ordering::Relaxed)
+                ));
+                std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+                    path: dir.clone(),
+                    source,
+                })?;
+                Some(dir)
+            }
+            None => None,
+        };
+        let dir = scratch.clone().unwrap_or_default();
+        let mut store_empty = true;
+        g.engine.scan(Cf::Keys, &[], &[], &mut |_, _| {
+            store_empty = false;
+            false
+        })?;
+        let base = tx.next_node;
+        let engine: &'g dyn Engine = &*g.engine;
+        Ok(BulkLoader {
+            g,
+            opts,
+            store_empty,
+            base,
+            keys: KeyArena::default(),
+            nodes_run: Some(engine.bulk_file(Cf::Nodes, &dir, "nodes")?),
+            edge_ids_run: Some(engine.bulk_file(Cf::EdgeIds, &dir, "edge_ids")?),
+            scratch,
+            tx,
+            labels: Vec::new(),
+            label_counts: FxHashMap::default(),
+            adj: Vec::new(),
+            props: Vec::new(),
+            existing: FxHashMap::default(),
+            replayed_keys: FxHashSet::default(),
+            replay: Vec::new(),
+            seq: 0,
+            types: FxHashMap::default(),
+            rows: 0,
+            summary: BulkSummary::default(),
+        })
+    }
+
+    fn run<'a>(run: &'a mut Option<Box<dyn BulkFile + 'g>>) -> Result<&'a mut Box<dyn BulkFile + 'g>> {
+        run.as_mut()
+            .ok_or_else(|| Error::invalid("bulk load", "rows added after finish"))
+    }
+
+    /// Whether the store has `enc` (looked up once per key): Some(live) or None.
+    fn stored(&mut self, enc: &[u8]) -> Result<Option<bool>> {
+        if self.store_empty {
+            return Ok(None);
+        }
+        if let Some(&live) = self.existing.get(enc) {
+            return Ok(Some(live));
+        }
+        match self.g.engine.get(Cf::Keys, enc)? {
+            None => Ok(None),
+            Some(v) => {
+                let (_, live) = parse_key_value(&v).ok_or_else(|| crate::read::corrupt_rec("key entry"))?;
+                self.existing.insert(enc.to_vec(), live);
+                Ok(Some(live))
+            }
+        }
+    }
+
+    /// Adds a node. A key added twice to one load is [`Error::DuplicateNode`] (and nothing
+    /// of the second row is kept); a key the store already has is merged into it (labels
+    /// added, properties overwritten by name), as [`WriteMode::Merge`] upserts do.
+    pub fn add_node(&mut self, key: NodeKey, labels: &[&str], props: Props) -> Result<()> {
+        key.validate()?;
+        validate_props(&props)?;
+        let mut label_ids = Vec::with_capacity(labels.len());
+        for l in labels {
+            let id = self.tx.label_id(l)?;
+            if !label_ids.contains(&id) {
+                label_ids.push(id);
+            }
+        }
+        let enc = key.encode();
+        if self.keys.find(&enc).is_some() || self.replayed_keys.contains(&enc) {
+            return Err(Error::DuplicateNode { key: key.to_string() });
+        }
+        if self.stored(&enc)?.is_some() {
+            self.replayed_keys.insert(enc);
+            self.summary.nodes_merged += 1;
+            let labels = labels.iter().map(|l| l.to_string()).collect();
+            self.replay.push(Replay::Node(key, labels, props));
+            self.rows += 1;
+            return Ok(());
+        }
+        self.create(key, &enc, label_ids, props)?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    fn create(&mut self, key: NodeKey, enc: &[u8], labels: Vec<TypeId>, props: Props) -> Result<NodeId> {
+        let id = self.base + u64::from(self.keys.push(enc));
+        for &l in &labels {
+            self.labels.push((l, id));
+            *self.label_counts.entry(l).or_default() += 1;
+        }
+        let rec = NodeRec { key, labels, props }.encode()?;
+        Self::run(&mut self.nodes_run)?.put(&id_bytes(id), &rec)?;
+        self.summary.nodes_created += 1;
+        Ok(id)
+    }
+
+    /// The id of an endpoint if it is new in this load; `Ok(None)` if the store has it live.
+    fn endpoint(&mut self, key: &NodeKey, enc: &[u8]) -> Result<Option<NodeId>> {
+        if let Some(i) = self.keys.find(enc) {
+            return Ok(Some(self.base + u64::from(i)));
+        }
+        match self.stored(enc)? {
+            Some(true) => Ok(None),
+            _ if self.opts.missing_endpoints == MissingEndpoints::Reject => {
+                Err(Error::NodeNotFound { key: key.to_string() })
+            }
+            // A key the store once had (deleted) is revived by the replay, with its old id.
+            Some(false) => Ok(None),
+            None => {
+                self.summary.implicit_nodes += 1;
+                self.create(key.clone(), enc, Vec::new(), Props::new()).map(Some)
+            }
+        }
+    }
+
+    /// Adds an edge: a new parallel edge for a multi-edge type, otherwise an upsert (rows
+    /// repeating `src -[ty]-> dst` merge into one edge, later properties winning).
+    pub fn add_edge(
+        &mut self,
+        src: NodeKey,
+        ty: &str,
+        dst: NodeKey,
+        weight: Option<f64>,
+        props: Props,
+    ) -> Result<()> {
+        src.validate()?;
+        dst.validate()?;
+        validate_props(&props)?;
+        if let Some(w) = weight {
+            if !w.is_finite() {
+                return Err(Error::invalid("edge weight", format!("{w} is not a finite number")));
+            }
+        }
+        let t = self.typed(ty)?;
+        let (se, de) = (src.encode(), dst.encode());
+        let s = self.endpoint(&src, &se)?;
+        let d = self.endpoint(&dst, &de)?;
+        let (Some(s), Some(d)) = (s, d) else {
+            self.summary.edges_replayed += 1;
+            self.replay.push(Replay::Edge(src, t, dst, weight, props));
+            self.rows += 1;
+            return Ok(());
+        };
+        let seq = if t.options.multi {
+            let eid = self.tx.next_edge;
+            self.tx.next_edge += 1;
+            Self::run(&mut self.edge_ids_run)?.put(&id_bytes(eid), &edge_id_value(s, t.id, d))?;
+            eid
+        } else {
+            self.seq += 1;
+            self.seq
+        };
+        let props_ref = if props.is_empty() {
+            0
+        } else {
+            let at = self.props.len() as u64 + 1;
+            encode_props(&mut self.props, &props)?;
+            at
+        };
+        let weight = weight.map_or(NO_WEIGHT, f64::to_bits);
+        let (out, inn) = (t.id << 1, t.id << 1 | 1);
+        self.adj.push(Adj {
+            node: s,
+            kind: out,
+            nbr: d,
+            seq,
+            weight,
+            props: props_ref,
+        });
+        if !(t.options.undirected && s == d) {
+            self.adj.push(Adj {
+                node: d,
+                kind: if t.options.undirected { out } else { inn },
+                nbr: s,
+                seq,
+                weight,
+                props: props_ref,
+            });
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// The edge type named `ty`; a new one gets this load's options for it.
+    fn typed(&mut self, ty: &str) -> Result<EdgeType> {
+        if let Some(t) = self.types.get(ty) {
+            return Ok(t.clone());
+        }
+        let declare = match self.opts.type_options.get(ty) {
+            Some(o) => Some(*o),
+            None if self.tx.type_named(ty).is_some() => None,
+            None => Some(self.opts.default_type),
+        };
+        let t = self.tx.edge_type(ty, declare)?;
+        self.types.insert(ty.to_string(), t.clone());
+        Ok(t)
+    }
+
+    /// Node rows and edge rows accepted so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Writes, ingests and commits everything added, atomically.
+    pub fn finish(mut self) -> Result<BulkSummary> {
+        let started = Instant::now();
+        let dir = self.scratch.clone().unwrap_or_default();
+        let engine: &'g dyn Engine = &*self.g.engine;
+        let mut parts = Vec::new();
+        for run in [self.nodes_run.take(), self.edge_ids_run.take()].into_iter().flatten() {
+            parts.extend(run.finish()?);
+        }
+
+        // Keys, in key order.
+        let mut order: Vec<u32> = (0..self.keys.len()).collect();
+        order.sort_unstable_by(|&a, &b| self.keys.key(a).cmp(self.keys.key(b)));
+        let mut run = engine.bulk_file(Cf::Keys, &dir, "keys")?;
+        for i in order {
+            run.put(self.keys.key(i), &key_value(self.base + u64::from(i), true))?;
+        }
+        parts.extend(run.finish()?);
+
+        // The label index.
+        self.labels.sort_unstable();
+        let mut run = engine.bulk_file(Cf::Labels, &dir, "labels")?;
+        for &(l, n) in &self.labels {
+            run.put(&label_key(l, n), &[])?;
+        }
+        parts.extend(run.finish()?);
+        let sorted_at = Instant::now();
+
+        // Adjacency in both directions and the degree counters, from one sorted pass.
+        let adj = std::mem::take(&mut self.adj);
+        let edges = self.write_adjacency(adj, engine, &dir, &mut parts)?;
+        tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            adjacency_ms = sorted_at.elapsed().as_millis() as u64,
+            "bulk load: sorted runs written"
+        );
+        self.summary.run_bytes = parts
+            .iter()
+            .map(|p| match p {
+                BulkPart::Sst { path, .. } => std::fs::metadata(path).map_or(0, |m| m.len()),
+                BulkPart::Ops(_) => 0,
+            })
+            .sum();
+
+        // Counters, the catalog and the id counters commit first, then the runs are ingested,
+        // then the rows touching older nodes are replayed: all inside the rollback window.
+        let new_nodes = u64::from(self.keys.len());
+        self.tx.next_node = self.base + new_nodes;
+        self.tx.count(COUNT_NODES, new_nodes as i64);
+        for (&l, &c) in &self.label_counts {
+            self.tx.count(&count_label_key(l), c);
+        }
+        self.tx.count(COUNT_EDGES, edges.iter().map(|(_, c)| c).sum());
+        for &(t, c) in &edges {
+            self.tx.count(&count_type_key(t), c);
+        }
+        self.summary.edges_created = edges.iter().map(|(_, c)| *c as u64).sum();
+        engine.begin_bulk()?;
+        let committed = self.commit_all(engine, parts);
+        if let Err(e) = committed {
+            self.g.fail_after_bulk();
+            return Err(Error::BulkInterrupted {
+                reason: e.to_string(),
+            });
+        }
+        tracing::info!(
+            nodes = self.summary.nodes_created,
+            edges = self.summary.edges_created,
+            ms = started.elapsed().as_millis() as u64,
+            "bulk load committed"
+        );
+        Ok(self.summary.clone())
+    }
+
+    fn commit_all(&mut self, engine: &dyn Engine, parts: Vec<BulkPart>) -> Result<()> {
+        self.tx.commit_keeping_lock()?;
+        engine.ingest(parts)?;
+        const REPLAY_CHUNK: usize = 50_000;
+        for (i, r) in std::mem::take(&mut self.replay).into_iter().enumerate() {
+            match r {
+                Replay::Node(key, labels, props) => {
+                    let l: Vec<&str> = labels.iter().map(String::as_str).collect();
+                    self.tx.upsert_node(key, &l, props, WriteMode::Merge)?;
+                }
+                Replay::Edge(s, t, d, w, p) if t.options.multi => {
+                    self.tx.add_edge(s, &t.name, d, w, p)?;
+                }
+                Replay::Edge(s, t, d, w, p) => self.tx.upsert_edge(s, &t.name, d, w, p, WriteMode::Merge)?,
+            }
+            if (i + 1) % REPLAY_CHUNK == 0 {
+                self.tx.commit_keeping_lock()?;
+            }
+        }
+        self.tx.commit_keeping_lock()?;
+        engine.end_bulk()
+    }
+
+    /// Sorts the adjacency entries and writes the `out`, `in` and `deg` runs in one pass.
+    /// Returns the number of distinct edges per type.
+    fn write_adjacency(
+        &self,
+        mut adj: Vec<Adj>,
+        engine: &'g dyn Engine,
+        dir: &std::path::Path,
+        parts: &mut Vec<BulkPart>,
+    ) -> Result<Vec<(TypeId, i64)>> {
+        adj.sort_unstable();
+        let cat = self.tx.catalog_now();
+        let mut out = engine.bulk_file(Cf::Out, dir, "out")?;
+        let mut inn = engine.bulk_file(Cf::In, dir, "in")?;
+        let mut deg = engine.bulk_file(Cf::Deg, dir, "deg")?;
+        let mut per_type: FxHashMap<TypeId, i64> = FxHashMap::default();
+        let mut cur: Option<(NodeId, DegSet)> = None;
+        let mut value = Vec::with_capacity(64);
+        let mut i = 0;
+        while i < adj.len() {
+            let a = adj[i];
+            let ty = a.kind >> 1;
+            let t = cat
+                .type_by_id(ty)
+                .ok_or_else(|| Error::invalid("bulk load", format!("edge type id {ty} vanished")))?;
+            // Simple types: rows repeating the pair are adjacent; the last wins, merged.
+            let mut j = i + 1;
+            if !t.options.multi {
+                while j < adj.len() && adj[j].node == a.node && adj[j].kind == a.kind && adj[j].nbr == a.nbr {
+                    j += 1;
+                }
+            }
+            let (weight, props) = self.merged(&adj[i..j])?;
+            let eid = if t.options.multi { a.seq } else { 0 };
+            value.clear();
+            put_len_prefixed(&mut value, self.keys.key((a.nbr - self.base) as u32));
+            match weight {
+                Some(w) => {
+                    value.push(1);
+                    value.extend_from_slice(&w.to_le_bytes());
+                }
+                None => value.push(0),
+            }
+            value.extend_from_slice(&props);
+            let key = adj_key(a.node, ty, a.nbr, eid);
+            let is_in = a.kind & 1 == 1;
+            if is_in {
+                inn.put(&key, &value)?;
+            } else {
+                out.put(&key, &value)?;
+            }
+            // Counters.
+            if cur.as_ref().is_some_and(|(n, _)| *n != a.node) {
+                if let Some((n, set)) = cur.take() {
+                    deg.put(&deg_key(n), &set.encode())?;
+                }
+            }
+            let w = weight_of(weight);
+            let mut d = Deg::default();
+            if t.options.undirected {
+                let k = if a.nbr == a.node { 2 } else { 1 };
+                d.und = k;
+                d.und_w = w * k as f64;
+                if a.node <= a.nbr {
+                    *per_type.entry(ty).or_default() += 1;
+                }
+            } else if is_in {
+                d.inn = 1;
+                d.in_w = w;
+            } else {
+                d.out = 1;
+                d.out_w = w;
+                *per_type.entry(ty).or_default() += 1;
+            }
+            cur.get_or_insert_with(|| (a.node, DegSet::default())).1.add(ty, &d);
+            i = j;
+        }
+        if let Some((n, set)) = cur.take() {
+            deg.put(&deg_key(n), &set.encode())?;
+        }
+        for run in [out, inn, deg] {
+            parts.extend(run.finish()?);
+        }
+        let mut per_type: Vec<(TypeId, i64)> = per_type.into_iter().collect();
+        per_type.sort_unstable();
+        Ok(per_type)
+    }
+
+    /// The weight and encoded properties of a group of rows for one edge (one row, or the
+    /// rows repeating a simple edge: later properties win, the last given weight wins).
+    fn merged(&self, rows: &[Adj]) -> Result<(Option<f64>, Vec<u8>)> {
+        let weight_of_row = |a: &Adj| (a.weight != NO_WEIGHT).then(|| f64::from_bits(a.weight));
+        let decode = |a: &Adj| -> Result<Props> {
+            if a.props == 0 {
+                return Ok(Props::new());
+            }
+            decode_props(&mut Reader::new(&self.props[(a.props - 1) as usize..]))
+        };
+        if let [one] = rows {
+            let mut enc = Vec::new();
+            match one.props {
+                0 => encode_props(&mut enc, &Props::new())?,
+                _ => encode_props(&mut enc, &decode(one)?)?,
+            }
+            return Ok((weight_of_row(one), enc));
+        }
+        let mut props = Props::new();
+        let mut weight = None;
+        for a in rows {
+            props.extend(decode(a)?);
+            weight = weight_of_row(a).or(weight);
+        }
+        let mut enc = Vec::new();
+        encode_props(&mut enc, &props)?;
+        Ok((weight, enc))
+    }
+}
+
+impl Drop for BulkLoader<'_> {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.scratch {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}

@@ -1,0 +1,289 @@
+//! The bulk loader against the ordinary write path: the same rows, loaded in bulk into one
+//! store and upserted one by one into another, must give identical graphs (nodes, labels,
+//! properties, edges both ways, degrees, counts), on an empty store and on one that already
+//! has data (merges, edges to old nodes, revived deleted nodes), on both engines.
+
+use hopdb_core::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug)]
+enum Row {
+    Node(NodeKey, Vec<&'static str>, Props),
+    Edge(NodeKey, &'static str, NodeKey, Option<f64>, Props),
+}
+
+const TYPES: [(&str, EdgeTypeOptions); 4] = [
+    (
+        "R",
+        EdgeTypeOptions {
+            undirected: false,
+            multi: false,
+        },
+    ),
+    (
+        "U",
+        EdgeTypeOptions {
+            undirected: true,
+            multi: false,
+        },
+    ),
+    (
+        "M",
+        EdgeTypeOptions {
+            undirected: false,
+            multi: true,
+        },
+    ),
+    (
+        "UM",
+        EdgeTypeOptions {
+            undirected: true,
+            multi: true,
+        },
+    ),
+];
+
+fn key(rng: &mut ChaCha8Rng, space: u32) -> NodeKey {
+    let i = rng.random_range(0..space);
+    if i % 3 == 0 {
+        NodeKey::Int(i as i64 - 50)
+    } else {
+        NodeKey::Str(format!("n{i}"))
+    }
+}
+
+fn props(rng: &mut ChaCha8Rng, i: usize) -> Props {
+    let mut p = Props::new();
+    if rng.random_bool(0.5) {
+        p.insert("i".into(), Value::Int(i as i64));
+    }
+    if rng.random_bool(0.3) {
+        p.insert(format!("s{}", rng.random_range(0..3)), Value::from(format!("v{i}")));
+    }
+    p
+}
+
+/// Node rows (unique keys from `0..space`) and then edge rows over `0..space + extra` (keys
+/// beyond the node rows become implicit nodes), with repeats, self-loops and every type.
+fn rows(seed: u64, space: u32, extra: u32, nodes: usize, edges: usize) -> Vec<Row> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..nodes {
+        let k = key(&mut rng, space);
+        if !seen.insert(k.clone()) {
+            continue;
+        }
+        let labels = match rng.random_range(0..4) {
+            0 => vec![],
+            1 => vec!["A"],
+            2 => vec!["B", "A"],
+            _ => vec!["C"],
+        };
+        let p = props(&mut rng, i);
+        out.push(Row::Node(k, labels, p));
+    }
+    for i in 0..edges {
+        let s = key(&mut rng, space + extra);
+        let d = if rng.random_bool(0.05) { s.clone() } else { key(&mut rng, space + extra) };
+        let ty = TYPES[rng.random_range(0..TYPES.len())].0;
+        let w = rng.random_bool(0.6).then(|| f64::from(rng.random_range(1..20)) / 4.0);
+        let p = props(&mut rng, i);
+        out.push(Row::Edge(s, ty, d, w, p));
+    }
+    out
+}
+
+fn define_types(g: &Graph) {
+    for (name, o) in TYPES {
+        g.define_edge_type(name, o).unwrap();
+    }
+}
+
+fn bulk_options() -> BulkOptions {
+    BulkOptions {
+        type_options: TYPES.iter().map(|(n, o)| (n.to_string(), *o)).collect(),
+        ..BulkOptions::default()
+    }
+}
+
+fn apply_api(g: &Graph, rows: &[Row]) {
+    let mut tx = g.write().unwrap();
+    for r in rows {
+        match r {
+            Row::Node(k, l, p) => tx.upsert_node(k.clone(), l, p.clone(), WriteMode::Merge).unwrap(),
+            Row::Edge(s, t, d, w, p) if t.starts_with('M') || *t == "UM" => {
+                tx.add_edge(s.clone(), t, d.clone(), *w, p.clone()).unwrap();
+            }
+            Row::Edge(s, t, d, w, p) => tx
+                .upsert_edge(s.clone(), t, d.clone(), *w, p.clone(), WriteMode::Merge)
+                .unwrap(),
+        }
+    }
+    tx.commit().unwrap();
+}
+
+fn apply_bulk(g: &Graph, rows: &[Row]) -> BulkSummary {
+    let mut load = g.bulk_load(bulk_options()).unwrap();
+    for r in rows {
+        match r {
+            Row::Node(k, l, p) => load.add_node(k.clone(), l, p.clone()).unwrap(),
+            Row::Edge(s, t, d, w, p) => load.add_edge(s.clone(), t, d.clone(), *w, p.clone()).unwrap(),
+        }
+    }
+    assert_eq!(load.rows(), rows.len() as u64);
+    load.finish().unwrap()
+}
+
+/// Everything observable about a graph, in a canonical order (edge ids left out: a bulk load
+/// numbers parallel edges in its own order).
+fn dump(g: &Graph) -> String {
+    let mut nodes = BTreeMap::new();
+    for n in g.scan_nodes() {
+        let n = n.unwrap();
+        let mut labels = n.labels.clone();
+        labels.sort();
+        let mut lines = vec![format!("labels {labels:?} props {:?}", n.props)];
+        for dir in [Direction::Out, Direction::In] {
+            let mut es: Vec<String> = g
+                .edges(&n.key, dir, None, None)
+                .unwrap()
+                .into_iter()
+                .map(|e| format!("{dir:?} {} {} {} {:?} {:?}", e.ty, e.src, e.dst, e.weight, e.props))
+                .collect();
+            es.sort();
+            lines.extend(es);
+        }
+        for (ty, _) in TYPES {
+            for dir in [Direction::Out, Direction::In, Direction::Both] {
+                let d = g.degree(&n.key, dir, Some(ty)).unwrap();
+                if d.count != 0 || d.weight_sum != 0.0 {
+                    lines.push(format!("deg {ty} {dir:?} {} {}", d.count, d.weight_sum));
+                }
+            }
+        }
+        nodes.insert(n.key.to_string(), lines);
+    }
+    let s = g.stats().unwrap();
+    let mut labels = s.labels.clone();
+    labels.sort();
+    let mut types: Vec<(String, u64)> = s.edge_types.iter().map(|(t, c)| (t.name.to_string(), *c)).collect();
+    types.sort();
+    format!(
+        "nodes {} edges {} labels {labels:?} types {types:?}\n{nodes:#?}",
+        s.nodes, s.edges
+    )
+}
+
+fn stores() -> Vec<(Graph, Graph, Vec<tempfile::TempDir>)> {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    vec![
+        (Graph::in_memory(), Graph::in_memory(), vec![]),
+        (
+            Graph::open(a.path().join("s")).unwrap(),
+            Graph::open(b.path().join("s")).unwrap(),
+            vec![a, b],
+        ),
+    ]
+}
+
+fn assert_same(bulk: &Graph, api: &Graph) {
+    let report = bulk.check().unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let (x, y) = (dump(bulk), dump(api));
+    if x != y {
+        let diff: Vec<(&str, &str)> = x.lines().zip(y.lines()).filter(|(a, b)| a != b).take(10).collect();
+        panic!("bulk and API graphs differ: {diff:#?}");
+    }
+}
+
+#[test]
+fn bulk_load_into_an_empty_store_equals_upserts() {
+    for seed in 0..4 {
+        for (bulk, api, _dirs) in stores() {
+            let rows = rows(seed, 300, 60, 250, 3_000);
+            define_types(&api);
+            apply_api(&api, &rows);
+            let s = apply_bulk(&bulk, &rows);
+            assert_eq!(s.nodes_merged, 0);
+            assert_eq!(s.edges_replayed, 0);
+            assert!(s.implicit_nodes > 0 && s.nodes_created > s.implicit_nodes);
+            assert_same(&bulk, &api);
+        }
+    }
+}
+
+#[test]
+fn bulk_load_merges_into_a_store_with_data() {
+    for seed in 10..13 {
+        for (bulk, api, _dirs) in stores() {
+            let before = rows(seed, 200, 20, 120, 800);
+            for g in [&bulk, &api] {
+                define_types(g);
+                apply_api(g, &before);
+                // Deleted nodes keep their keys: the load must revive them.
+                for k in [NodeKey::Str("n1".into()), NodeKey::Str("n2".into()), NodeKey::Int(-50)] {
+                    let mut tx = g.write().unwrap();
+                    tx.delete_node_if_exists(k).unwrap();
+                    tx.commit().unwrap();
+                }
+            }
+            let more = rows(seed + 100, 400, 40, 300, 3_000);
+            apply_api(&api, &more);
+            let s = apply_bulk(&bulk, &more);
+            assert!(s.nodes_merged > 0 && s.edges_replayed > 0 && s.nodes_created > 0, "{s:?}");
+            assert_same(&bulk, &api);
+        }
+    }
+}
+
+#[test]
+fn a_bulk_load_survives_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = rows(7, 500, 50, 400, 5_000);
+    let api = Graph::in_memory();
+    define_types(&api);
+    apply_api(&api, &rows);
+    {
+        let g = Graph::open(dir.path()).unwrap();
+        apply_bulk(&g, &rows);
+    }
+    let g = Graph::open(dir.path()).unwrap();
+    assert_same(&g, &api);
+    // And the store goes on working: the id counters moved past the loaded nodes.
+    let Some(Row::Node(loaded, ..)) = rows.first() else { unreachable!() };
+    g.upsert_node("after", &["A"], Props::new(), WriteMode::Merge).unwrap();
+    g.upsert_edge("after", "R", loaded.clone(), None, Props::new(), WriteMode::Merge).unwrap();
+    assert!(g.check().unwrap().problems.is_empty());
+    assert_eq!(g.stats().unwrap().nodes, api.stats().unwrap().nodes + 1);
+}
+
+#[test]
+fn bad_rows_leave_the_loader_usable_and_the_store_untouched() {
+    for (g, _, _dirs) in stores() {
+        g.upsert_node("old", &[], Props::new(), WriteMode::Merge).unwrap();
+        let before = dump(&g);
+        let mut load = g
+            .bulk_load(BulkOptions {
+                missing_endpoints: MissingEndpoints::Reject,
+                ..BulkOptions::default()
+            })
+            .unwrap();
+        load.add_node("a".into(), &["L"], Props::new()).unwrap();
+        assert!(matches!(
+            load.add_node("a".into(), &[], Props::new()),
+            Err(Error::DuplicateNode { .. })
+        ));
+        assert!(matches!(
+            load.add_edge("a".into(), "R", "nowhere".into(), None, Props::new()),
+            Err(Error::NodeNotFound { .. })
+        ));
+        assert!(load.add_edge("a".into(), "R", "a".into(), Some(f64::NAN), Props::new()).is_err());
+        load.add_edge("a".into(), "R", "old".into(), None, Props::new()).unwrap();
+        drop(load); // abandoned: nothing happens
+        assert_eq!(dump(&g), before);
+        g.upsert_node("b", &[], Props::new(), WriteMode::Merge).unwrap();
+    }
+}
