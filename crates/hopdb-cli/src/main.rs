@@ -10,6 +10,8 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod import_cmd;
+
 #[derive(Parser)]
 #[command(
     name = "hopdb",
@@ -41,6 +43,9 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Bulk-load files into a store (new or not), atomically: neo4j-admin CSV node and
+    /// relationship files, or plain edge lists; gzip is read transparently.
+    Import(import_cmd::ImportArgs),
     /// Write the LightRAG-shaped knowledge graph of the eight-engine GraphRAG study as
     /// neo4j-admin import CSV files (documents, chunks, entities, HAS_CHUNK, MENTIONS).
     Generate {
@@ -93,6 +98,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Stats { dir, json } => stats(&dir, json),
         Cmd::Check { dir, json } => check(&dir, json),
         Cmd::Generate { out, scale, seed } => generate(&out, scale, seed),
+        Cmd::Import(a) => import_cmd::run(&a),
         Cmd::Demo {
             dir,
             scale,

@@ -87,7 +87,11 @@ fn rows(seed: u64, space: u32, extra: u32, nodes: usize, edges: usize) -> Vec<Ro
     }
     for i in 0..edges {
         let s = key(&mut rng, space + extra);
-        let d = if rng.random_bool(0.05) { s.clone() } else { key(&mut rng, space + extra) };
+        let d = if rng.random_bool(0.05) {
+            s.clone()
+        } else {
+            key(&mut rng, space + extra)
+        };
         let ty = TYPES[rng.random_range(0..TYPES.len())].0;
         let w = rng.random_bool(0.6).then(|| f64::from(rng.random_range(1..20)) / 4.0);
         let p = props(&mut rng, i);
@@ -233,7 +237,10 @@ fn bulk_load_merges_into_a_store_with_data() {
             let more = rows(seed + 100, 400, 40, 300, 3_000);
             apply_api(&api, &more);
             let s = apply_bulk(&bulk, &more);
-            assert!(s.nodes_merged > 0 && s.edges_replayed > 0 && s.nodes_created > 0, "{s:?}");
+            assert!(
+                s.nodes_merged > 0 && s.edges_replayed > 0 && s.nodes_created > 0,
+                "{s:?}"
+            );
             assert_same(&bulk, &api);
         }
     }
@@ -253,9 +260,12 @@ fn a_bulk_load_survives_reopen() {
     let g = Graph::open(dir.path()).unwrap();
     assert_same(&g, &api);
     // And the store goes on working: the id counters moved past the loaded nodes.
-    let Some(Row::Node(loaded, ..)) = rows.first() else { unreachable!() };
+    let Some(Row::Node(loaded, ..)) = rows.first() else {
+        unreachable!()
+    };
     g.upsert_node("after", &["A"], Props::new(), WriteMode::Merge).unwrap();
-    g.upsert_edge("after", "R", loaded.clone(), None, Props::new(), WriteMode::Merge).unwrap();
+    g.upsert_edge("after", "R", loaded.clone(), None, Props::new(), WriteMode::Merge)
+        .unwrap();
     assert!(g.check().unwrap().problems.is_empty());
     assert_eq!(g.stats().unwrap().nodes, api.stats().unwrap().nodes + 1);
 }
@@ -280,8 +290,11 @@ fn bad_rows_leave_the_loader_usable_and_the_store_untouched() {
             load.add_edge("a".into(), "R", "nowhere".into(), None, Props::new()),
             Err(Error::NodeNotFound { .. })
         ));
-        assert!(load.add_edge("a".into(), "R", "a".into(), Some(f64::NAN), Props::new()).is_err());
-        load.add_edge("a".into(), "R", "old".into(), None, Props::new()).unwrap();
+        assert!(load
+            .add_edge("a".into(), "R", "a".into(), Some(f64::NAN), Props::new())
+            .is_err());
+        load.add_edge("a".into(), "R", "old".into(), None, Props::new())
+            .unwrap();
         drop(load); // abandoned: nothing happens
         assert_eq!(dump(&g), before);
         g.upsert_node("b", &[], Props::new(), WriteMode::Merge).unwrap();

@@ -1,0 +1,238 @@
+//! `hopdb import`: neo4j-admin's import options, plus edge lists.
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use hopdb_core::{EdgeTypeOptions, Graph};
+use hopdb_import::{BadPolicy, CsvOptions, EdgeList, FileGroup, GroupKeys, IdType, ImportSpec, Progress};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Args)]
+#[command(after_help = "EXAMPLES:
+  hopdb import kg --nodes=Document=docs.csv --nodes=chunks.csv --relationships=HAS_CHUNK=has_chunk.csv
+  hopdb import kg --nodes=Person=header.csv,part1.csv.gz,part2.csv.gz --relationships=rels.csv
+  hopdb import web --edge-list=web-NotreDame.txt.gz --skip-lines=1
+  hopdb import roads --edge-list=USA-road-d.NY.gr.gz --undirected --type=ROAD
+
+The store may be new or already hold data: imported nodes merge into existing ones with the same
+key, and edges to existing nodes are added. The import is atomic: on any error, or if the process
+is killed, the store is exactly as before.")]
+pub struct ImportArgs {
+    /// The store directory (created if absent).
+    pub dir: PathBuf,
+    /// Node files: `[LABEL[:LABEL]=]FILE[,FILE]`. The first line of the first file is the
+    /// header for all of them (so the first may be a header-only file). Repeatable.
+    #[arg(long = "nodes", value_name = "[LABELS=]FILES")]
+    pub nodes: Vec<String>,
+    /// Relationship files: `[TYPE=]FILE[,FILE]`, header as for --nodes. Repeatable.
+    #[arg(long = "relationships", value_name = "[TYPE=]FILES")]
+    pub relationships: Vec<String>,
+    /// A plain edge list (SNAP, networkrepository, MatrixMarket .mtx, DIMACS .gr). Repeatable.
+    #[arg(long = "edge-list", value_name = "FILE")]
+    pub edge_lists: Vec<PathBuf>,
+    /// Edge lists: the graph is undirected (the type is created undirected: one edge per pair,
+    /// listed from both ends; `u v` and `v u` lines are the same edge).
+    #[arg(long)]
+    pub undirected: bool,
+    /// Edge lists: read the third column as the edge weight.
+    #[arg(long)]
+    pub weighted: bool,
+    /// Edge lists: keep repeated pairs as parallel edges (default: they merge into one).
+    #[arg(long)]
+    pub multi_edges: bool,
+    /// Edge lists: the edge type.
+    #[arg(long = "type", default_value = "EDGE")]
+    pub edge_type: String,
+    /// Edge lists: skip this many leading data lines (e.g. a "NODES EDGES" count line).
+    #[arg(long, default_value_t = 0)]
+    pub skip_lines: u64,
+    /// Declare options of relationship types the import creates: `TYPE=undirected[,multi]`.
+    #[arg(long = "type-options", value_name = "TYPE=OPTIONS")]
+    pub type_options: Vec<String>,
+    /// CSV field delimiter (one character, or TAB).
+    #[arg(long, default_value = ",")]
+    pub delimiter: String,
+    /// Delimiter inside array values and :LABEL fields.
+    #[arg(long, default_value = ";")]
+    pub array_delimiter: String,
+    /// CSV quote character.
+    #[arg(long, default_value = "\"")]
+    pub quote: String,
+    /// How node ids are read: string or integer (default: string for CSV, integer for edge lists).
+    #[arg(long, value_parser = ["string", "integer"])]
+    pub id_type: Option<String>,
+    /// Keys of ids in `:ID(Group)` columns: `plain` (the id; groups must not share ids) or
+    /// `prefixed` (`Group:id`).
+    #[arg(long, default_value = "plain", value_parser = ["plain", "prefixed"])]
+    pub id_group_keys: String,
+    /// Skip relationships to ids no node file defines (listed in the report file).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub skip_bad_relationships: Option<bool>,
+    /// Skip node rows whose id was already given (listed in the report file).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub skip_duplicate_nodes: Option<bool>,
+    /// Skip up to N bad entries of any kind, malformed lines included (default 1000 when a
+    /// --skip flag is given).
+    #[arg(long, value_name = "N")]
+    pub bad_tolerance: Option<u64>,
+    /// Where skipped entries are listed.
+    #[arg(long, default_value = "import.report")]
+    pub report_file: PathBuf,
+    /// Print the summary as one JSON line.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn one_byte(what: &str, s: &str) -> Result<u8> {
+    match s {
+        "TAB" | "\\t" | "\t" => Ok(b'\t'),
+        _ if s.len() == 1 => Ok(s.as_bytes()[0]),
+        _ => bail!("--{what} must be one ASCII character or TAB, not '{s}'"),
+    }
+}
+
+fn spec(a: &ImportArgs) -> Result<ImportSpec> {
+    let id_type = |default| match a.id_type.as_deref() {
+        Some("integer") => IdType::Integer,
+        Some(_) => IdType::String,
+        None => default,
+    };
+    let mut type_options = std::collections::HashMap::new();
+    for t in &a.type_options {
+        let (name, opts) = t
+            .split_once('=')
+            .with_context(|| format!("--type-options expects TYPE=undirected[,multi], not '{t}'"))?;
+        let mut o = EdgeTypeOptions::default();
+        for w in opts.split(',') {
+            match w {
+                "undirected" => o.undirected = true,
+                "multi" => o.multi = true,
+                "directed" | "" => {}
+                _ => bail!("--type-options: unknown option '{w}' (undirected, multi)"),
+            }
+        }
+        type_options.insert(name.to_string(), o);
+    }
+    Ok(ImportSpec {
+        nodes: a.nodes.iter().map(|s| FileGroup::parse(s)).collect(),
+        relationships: a.relationships.iter().map(|s| FileGroup::parse(s)).collect(),
+        edge_lists: a
+            .edge_lists
+            .iter()
+            .map(|f| EdgeList {
+                ty: a.edge_type.clone(),
+                undirected: a.undirected,
+                weighted: a.weighted,
+                multi: a.multi_edges,
+                skip_lines: a.skip_lines,
+                id_type: id_type(IdType::Integer),
+                ..EdgeList::new(f)
+            })
+            .collect(),
+        csv: CsvOptions {
+            delimiter: one_byte("delimiter", &a.delimiter)?,
+            array_delimiter: one_byte("array-delimiter", &a.array_delimiter)?,
+            quote: one_byte("quote", &a.quote)?,
+            id_type: id_type(IdType::String),
+            group_keys: if a.id_group_keys == "prefixed" {
+                GroupKeys::Prefixed
+            } else {
+                GroupKeys::Plain
+            },
+        },
+        bad: BadPolicy {
+            skip_duplicate_nodes: a.skip_duplicate_nodes.unwrap_or(false),
+            skip_bad_relationships: a.skip_bad_relationships.unwrap_or(false),
+            tolerance: a.bad_tolerance,
+            report: Some(a.report_file.clone()),
+        },
+        type_options,
+    })
+}
+
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn start(&self, total: u64) {
+        self.0.set_length(total);
+    }
+    fn update(&self, bytes: u64, rows: u64) {
+        self.0.set_position(bytes);
+        self.0.set_message(format!("{rows} rows"));
+    }
+    fn phase(&self, name: &str) {
+        self.0.set_message(name.to_string());
+    }
+}
+
+pub fn dir_bytes(p: &Path) -> u64 {
+    std::fs::read_dir(p).map_or(0, |rd| {
+        rd.flatten()
+            .map(|e| match e.metadata() {
+                Ok(m) if m.is_dir() => dir_bytes(&e.path()),
+                Ok(m) => m.len(),
+                Err(_) => 0,
+            })
+            .sum()
+    })
+}
+
+pub fn run(a: &ImportArgs) -> Result<()> {
+    let spec = spec(a)?;
+    let g = Graph::open(&a.dir).with_context(|| format!("opening {}", a.dir.display()))?;
+    let show = !a.quiet && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let pb = ProgressBar::with_draw_target(
+        None,
+        if show {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        },
+    );
+    pb.set_style(
+        ProgressStyle::with_template("importing [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}, ETA {eta} | {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.enable_steady_tick(Duration::from_millis(200));
+    let report = hopdb_import::import(&g, &spec, &Bar(pb.clone()));
+    pb.finish_and_clear();
+    let report = report.with_context(|| format!("importing into {}", a.dir.display()))?;
+    drop(g);
+    let disk = dir_bytes(&a.dir);
+    if a.json {
+        println!(
+            "{}",
+            json!({
+                "store": a.dir, "nodes": report.nodes, "edges": report.edges, "rows": report.rows,
+                "bad": report.bad, "report_file": report.report_file,
+                "seconds": report.seconds, "parse_seconds": report.parse_seconds,
+                "rows_per_second": report.rows_per_second(),
+                "input_bytes": report.input_bytes, "store_bytes": disk,
+                "nodes_merged": report.summary.nodes_merged, "implicit_nodes": report.summary.implicit_nodes,
+            })
+        );
+    } else {
+        println!(
+            "imported {} nodes and {} edges from {} rows in {:.2} s ({:.0} rows/s); {} bad entries{}; store {} on disk",
+            report.nodes,
+            report.edges,
+            report.rows,
+            report.seconds,
+            report.rows_per_second(),
+            report.bad,
+            report
+                .report_file
+                .as_ref()
+                .map(|p| format!(" (listed in {})", p.display()))
+                .unwrap_or_default(),
+            crate::human(disk),
+        );
+    }
+    Ok(())
+}

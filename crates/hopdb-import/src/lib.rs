@@ -1,0 +1,445 @@
+//! Bulk import into a HopDB store from the files graphs come in: neo4j-admin CSV (node and
+//! relationship files, header in the file or a separate header file) and SNAP /
+//! networkrepository / MatrixMarket / DIMACS edge lists, gzip or not.
+//!
+//! Everything is parsed and checked before the store changes; the rows go to the core's
+//! [`hopdb_core::BulkLoader`], which writes sorted runs and commits them atomically. A bad
+//! line stops the import (file, line, column, reason) with the store untouched, unless the
+//! [`BadPolicy`] says to skip it.
+//!
+//! ```
+//! use hopdb_import::{import, FileGroup, ImportSpec, NoProgress};
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("people.csv"), "id:ID,name,age:int,:LABEL\nada,Ada,36,Person\nbob,Bob,,Person\n").unwrap();
+//! std::fs::write(dir.path().join("knows.csv"), ":START_ID,:END_ID,:TYPE,since:int\nada,bob,KNOWS,1840\n").unwrap();
+//! let g = hopdb_core::Graph::in_memory();
+//! let spec = ImportSpec {
+//!     nodes: vec![FileGroup::new(None, vec![dir.path().join("people.csv")])],
+//!     relationships: vec![FileGroup::new(None, vec![dir.path().join("knows.csv")])],
+//!     ..ImportSpec::default()
+//! };
+//! let report = import(&g, &spec, &NoProgress).unwrap();
+//! assert_eq!((report.nodes, report.edges), (2, 1));
+//! ```
+
+mod bad;
+pub mod edgelist;
+mod error;
+pub mod input;
+pub mod neo4j;
+
+pub use bad::{BadKind, BadPolicy};
+pub use edgelist::EdgeList;
+pub use error::{ImportError, Result};
+pub use neo4j::{CsvOptions, GroupKeys, IdType};
+
+use bad::BadLog;
+use hopdb_core::{BulkLoader, BulkOptions, BulkSummary, EdgeTypeOptions, Error as StoreError, Graph, MissingEndpoints, NodeKey, Props};
+use neo4j::{key_of, row_props, Col, Header, RowCtx};
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Files of one `--nodes` or `--relationships` option: `[SPEC=]FILE[,FILE]`. The first line
+/// of the first file is the header of them all (so the first file may be a header file).
+#[derive(Debug, Clone)]
+pub struct FileGroup {
+    /// Labels (`A:B`) for node files, or the relationship type.
+    pub spec: Option<String>,
+    pub files: Vec<PathBuf>,
+}
+
+impl FileGroup {
+    pub fn new(spec: Option<&str>, files: Vec<PathBuf>) -> Self {
+        FileGroup {
+            spec: spec.map(str::to_string),
+            files,
+        }
+    }
+
+    /// Parses neo4j-admin's `[SPEC=]FILE[,FILE]`.
+    pub fn parse(arg: &str) -> Self {
+        let (spec, files) = match arg.split_once('=') {
+            Some((s, f)) if !s.contains('/') && !s.contains(',') => (Some(s.to_string()), f),
+            _ => (None, arg),
+        };
+        FileGroup {
+            spec,
+            files: files.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect(),
+        }
+    }
+}
+
+/// Everything one import reads.
+#[derive(Debug, Clone, Default)]
+pub struct ImportSpec {
+    pub nodes: Vec<FileGroup>,
+    pub relationships: Vec<FileGroup>,
+    pub edge_lists: Vec<EdgeList>,
+    pub csv: CsvOptions,
+    pub bad: BadPolicy,
+    /// Options of the edge types the import creates (e.g. undirected), by name.
+    pub type_options: HashMap<String, EdgeTypeOptions>,
+}
+
+/// Progress of a running import (the CLI draws a bar; libraries can ignore it).
+pub trait Progress: Sync {
+    /// Total input bytes (on disk, compressed or not).
+    fn start(&self, _total_bytes: u64) {}
+    /// Input bytes consumed and rows accepted so far.
+    fn update(&self, _bytes: u64, _rows: u64) {}
+    /// A new phase ("sorting and writing", "committing").
+    fn phase(&self, _name: &str) {}
+}
+
+/// Reports nothing.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// What an import did.
+#[derive(Debug, Clone)]
+pub struct ImportReport {
+    /// Nodes added (created) and edges added.
+    pub nodes: u64,
+    pub edges: u64,
+    /// Input rows accepted (node rows, relationship rows, edge list lines).
+    pub rows: u64,
+    /// Bad entries skipped, and the report file that lists them.
+    pub bad: u64,
+    pub report_file: Option<PathBuf>,
+    pub input_bytes: u64,
+    pub seconds: f64,
+    pub parse_seconds: f64,
+    pub summary: BulkSummary,
+}
+
+impl ImportReport {
+    pub fn rows_per_second(&self) -> f64 {
+        self.rows as f64 / self.seconds.max(1e-9)
+    }
+}
+
+/// State shared by the readers of one import.
+pub(crate) struct Run<'a, 'g> {
+    pub load: BulkLoader<'g>,
+    pub bad: BadLog,
+    pub spec: &'a ImportSpec,
+    pub bytes: Arc<AtomicU64>,
+    pub progress: &'a dyn Progress,
+    /// Id groups defined by node files (for `:START_ID(Group)` checks).
+    pub groups: HashSet<String>,
+}
+
+impl Run<'_, '_> {
+    pub(crate) fn tick(&self) {
+        self.progress.update(self.bytes.load(Ordering::Relaxed), self.load.rows());
+    }
+}
+
+/// Imports everything `spec` names into `g`, atomically.
+pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<ImportReport> {
+    let started = Instant::now();
+    let files: Vec<&Path> = spec
+        .nodes
+        .iter()
+        .chain(&spec.relationships)
+        .flat_map(|grp| grp.files.iter().map(PathBuf::as_path))
+        .chain(spec.edge_lists.iter().map(|e| e.file.as_path()))
+        .collect();
+    if files.is_empty() {
+        return Err(ImportError::Usage("nothing to import: give --nodes, --relationships or --edge-list".into()));
+    }
+    for f in &files {
+        if !f.is_file() {
+            return Err(ImportError::Usage(format!("{}: no such file", f.display())));
+        }
+    }
+    let input_bytes = input::total_bytes(files.iter().copied());
+    progress.start(input_bytes);
+    // Relationship files name ids that node files define (neo4j-admin); edge lists create
+    // their endpoints.
+    let missing_endpoints = if spec.nodes.is_empty() || !spec.edge_lists.is_empty() {
+        MissingEndpoints::Create
+    } else {
+        MissingEndpoints::Reject
+    };
+    let mut type_options: hopdb_core::BulkOptions = BulkOptions {
+        missing_endpoints,
+        ..BulkOptions::default()
+    };
+    for (k, v) in &spec.type_options {
+        type_options.type_options.insert(k.clone(), *v);
+    }
+    for e in &spec.edge_lists {
+        let o = e.type_options();
+        type_options.type_options.entry(e.ty.clone()).or_insert(o);
+    }
+    let mut run = Run {
+        load: g.bulk_load(type_options)?,
+        bad: BadLog::new(spec.bad.clone()),
+        spec,
+        bytes: Arc::new(AtomicU64::new(0)),
+        progress,
+        groups: HashSet::new(),
+    };
+    for grp in &spec.nodes {
+        read_group(&mut run, grp, true)?;
+    }
+    for grp in &spec.relationships {
+        read_group(&mut run, grp, false)?;
+    }
+    for e in &spec.edge_lists {
+        edgelist::read(&mut run, e)?;
+    }
+    run.bad.flush()?;
+    run.tick();
+    let parse_seconds = started.elapsed().as_secs_f64();
+    let rows = run.load.rows();
+    progress.phase("sorting, writing and committing");
+    let summary = run.load.finish()?;
+    Ok(ImportReport {
+        nodes: summary.nodes_created,
+        edges: summary.edges_created + summary.edges_replayed,
+        rows,
+        bad: run.bad.count,
+        report_file: run.bad.report_path().map(Path::to_path_buf),
+        input_bytes,
+        seconds: started.elapsed().as_secs_f64(),
+        parse_seconds,
+        summary,
+    })
+}
+
+fn csv_reader(run: &Run, file: &Path) -> Result<csv::Reader<Box<dyn std::io::Read + Send>>> {
+    let r = input::open(file, run.bytes.clone())?;
+    Ok(csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(run.spec.csv.delimiter)
+        .quote(run.spec.csv.quote)
+        .buffer_capacity(1 << 20)
+        .from_reader(r))
+}
+
+fn utf8<'r>(rec: &'r csv::ByteRecord, ctx: &RowCtx, header: Option<&Header>) -> std::result::Result<Vec<&'r str>, ImportError> {
+    rec.iter()
+        .enumerate()
+        .map(|(i, f)| {
+            std::str::from_utf8(f).map_err(|_| ImportError::Bad {
+                file: ctx.file.to_owned(),
+                line: ctx.line,
+                column: Some(header.and_then(|h| h.names.get(i).cloned()).unwrap_or_else(|| (i + 1).to_string())),
+                reason: "not valid UTF-8".into(),
+            })
+        })
+        .collect()
+}
+
+/// Reads the files of one `--nodes` / `--relationships` group.
+fn read_group(run: &mut Run, grp: &FileGroup, nodes: bool) -> Result<()> {
+    let mut header: Option<Header> = None;
+    let spec_labels: Vec<String> = match (&grp.spec, nodes) {
+        (Some(s), true) => s.split(':').filter(|l| !l.is_empty()).map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
+    let spec_type = if nodes { None } else { grp.spec.clone() };
+    let mut rec = csv::ByteRecord::new();
+    for file in &grp.files {
+        let mut rdr = csv_reader(run, file)?;
+        loop {
+            match rdr.read_byte_record(&mut rec) {
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(e) => {
+                    let line = e.position().map_or(0, |p| p.line());
+                    let ctx = RowCtx { file, line };
+                    ctx.malformed(&mut run.bad, None, format!("unreadable CSV: {e}"))?;
+                    // The reader cannot resynchronise after a quoting error: the file ends here.
+                    break;
+                }
+            }
+            let line = rec.position().map_or(0, |p| p.line());
+            let ctx = RowCtx { file, line };
+            let fields = match utf8(&rec, &ctx, header.as_ref()) {
+                Ok(f) => f,
+                Err(ImportError::Bad { column, reason, .. }) => {
+                    run.bad.bad(bad::BadKind::Malformed, file, line, column, reason)?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let Some(h) = header.as_ref() else {
+                let h = Header::parse(&fields).map_err(|(i, reason)| ImportError::Bad {
+                    file: file.clone(),
+                    line,
+                    column: Some(fields.get(i).map_or_else(|| (i + 1).to_string(), |s| s.to_string())),
+                    reason,
+                })?;
+                check_header(run, &h, nodes, spec_type.is_some(), file)?;
+                if nodes {
+                    if let Some(Col::Id { group: Some(g), .. }) = h.cols.iter().find(|c| matches!(c, Col::Id { .. })) {
+                        run.groups.insert(g.clone());
+                    }
+                }
+                header = Some(h);
+                continue;
+            };
+            if fields.len() != h.cols.len() {
+                ctx.malformed(
+                    &mut run.bad,
+                    None,
+                    format!("{} fields where the header has {}", fields.len(), h.cols.len()),
+                )?;
+                continue;
+            }
+            if nodes {
+                node_row(run, h, &fields, &spec_labels, &ctx)?;
+            } else {
+                rel_row(run, h, &fields, spec_type.as_deref(), &ctx)?;
+            }
+            if run.load.rows() % 65_536 == 0 {
+                run.tick();
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_header(run: &Run, h: &Header, nodes: bool, has_type: bool, file: &Path) -> Result<()> {
+    let bad = |reason: String| {
+        Err(ImportError::Bad {
+            file: file.to_owned(),
+            line: 1,
+            column: None,
+            reason,
+        })
+    };
+    if nodes {
+        if h.count(|c| matches!(c, Col::Id { .. })) != 1 {
+            return bad("a node header needs exactly one :ID column".into());
+        }
+        if h.count(|c| matches!(c, Col::StartId { .. } | Col::EndId { .. } | Col::Type | Col::Weight)) > 0 {
+            return bad("a node header cannot have :START_ID, :END_ID, :TYPE or :WEIGHT".into());
+        }
+    } else {
+        if h.count(|c| matches!(c, Col::StartId { .. })) != 1 || h.count(|c| matches!(c, Col::EndId { .. })) != 1 {
+            return bad("a relationship header needs one :START_ID and one :END_ID column".into());
+        }
+        if h.count(|c| matches!(c, Col::Type)) == 0 && !has_type {
+            return bad("no :TYPE column and no type given (--relationships=TYPE=FILE)".into());
+        }
+        if h.count(|c| matches!(c, Col::Id { .. } | Col::Label)) > 0 {
+            return bad("a relationship header cannot have :ID or :LABEL".into());
+        }
+        for c in &h.cols {
+            if let Col::StartId { group: Some(g) } | Col::EndId { group: Some(g) } = c {
+                if !run.groups.contains(g) {
+                    return bad(format!("unknown id group '{g}': no node file defines :ID({g})"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn column_name(h: &Header, i: usize) -> Option<&str> {
+    h.names.get(i).map(String::as_str)
+}
+
+fn node_row(run: &mut Run, h: &Header, fields: &[&str], spec_labels: &[String], ctx: &RowCtx) -> Result<()> {
+    let mut key = None;
+    let mut labels: Vec<&str> = spec_labels.iter().map(String::as_str).collect();
+    let mut props = Props::new();
+    let ad = run.spec.csv.array_delimiter as char;
+    for (i, (col, raw)) in h.cols.iter().zip(fields).enumerate() {
+        match col {
+            Col::Id { group, prop } => {
+                if raw.is_empty() {
+                    return ctx.malformed(&mut run.bad, column_name(h, i), "empty node id".into());
+                }
+                match key_of(&run.spec.csv, group.as_deref(), raw) {
+                    Ok(k) => key = Some(k),
+                    Err(e) => return ctx.malformed(&mut run.bad, column_name(h, i), e),
+                }
+                if let Some(p) = prop {
+                    props.insert(p.clone(), hopdb_core::Value::Str(raw.to_string()));
+                }
+            }
+            Col::Label => labels.extend(raw.split(ad).filter(|l| !l.is_empty())),
+            _ => {}
+        }
+    }
+    if let Err((i, e)) = row_props(h, fields, ad, &mut props) {
+        return ctx.malformed(&mut run.bad, column_name(h, i), e);
+    }
+    let Some(key) = key else { return Ok(()) };
+    match run.load.add_node(key, &labels, props) {
+        Ok(()) => Ok(()),
+        Err(StoreError::DuplicateNode { key }) => run.bad.bad(
+            BadKind::DuplicateNode,
+            ctx.file,
+            ctx.line,
+            None,
+            format!("node id {key} is defined twice"),
+        ),
+        Err(e) => ctx.malformed(&mut run.bad, None, e.to_string()),
+    }
+}
+
+fn rel_row(run: &mut Run, h: &Header, fields: &[&str], spec_type: Option<&str>, ctx: &RowCtx) -> Result<()> {
+    let (mut src, mut dst): (Option<NodeKey>, Option<NodeKey>) = (None, None);
+    let mut ty = spec_type.map(str::to_string);
+    let mut weight = None;
+    let mut props = Props::new();
+    for (i, (col, raw)) in h.cols.iter().zip(fields).enumerate() {
+        let slot = match col {
+            Col::StartId { group } => Some((&mut src, group)),
+            Col::EndId { group } => Some((&mut dst, group)),
+            Col::Type => {
+                if !raw.is_empty() {
+                    ty = Some(raw.to_string());
+                }
+                None
+            }
+            Col::Weight => {
+                if !raw.is_empty() {
+                    match raw.trim().parse::<f64>() {
+                        Ok(w) if w.is_finite() => weight = Some(w),
+                        _ => return ctx.malformed(&mut run.bad, column_name(h, i), format!("weight '{raw}' is not a finite number")),
+                    }
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some((slot, group)) = slot {
+            if raw.is_empty() {
+                return run.bad.bad(BadKind::BadRelationship, ctx.file, ctx.line, column_name(h, i).map(str::to_string), "empty node id".into());
+            }
+            match key_of(&run.spec.csv, group.as_deref(), raw) {
+                Ok(k) => *slot = Some(k),
+                Err(e) => return ctx.malformed(&mut run.bad, column_name(h, i), e),
+            }
+        }
+    }
+    let Some(ty) = ty else {
+        return ctx.malformed(&mut run.bad, Some(":TYPE"), "no relationship type".into());
+    };
+    if let Err((i, e)) = row_props(h, fields, run.spec.csv.array_delimiter as char, &mut props) {
+        return ctx.malformed(&mut run.bad, column_name(h, i), e);
+    }
+    let (Some(src), Some(dst)) = (src, dst) else { return Ok(()) };
+    match run.load.add_edge(src, &ty, dst, weight, props) {
+        Ok(()) => Ok(()),
+        Err(StoreError::NodeNotFound { key }) => run.bad.bad(
+            BadKind::BadRelationship,
+            ctx.file,
+            ctx.line,
+            None,
+            format!("relationship to node id {key}, which no node file defines"),
+        ),
+        Err(e) => ctx.malformed(&mut run.bad, None, e.to_string()),
+    }
+}
