@@ -3,6 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hopdb_core::{EdgeTypeOptions, Graph};
+use hopdb_import::parquet::{Columns, TableInput};
 use hopdb_import::{BadPolicy, CsvOptions, EdgeList, FileGroup, GroupKeys, IdType, ImportSpec, Progress};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
@@ -15,6 +16,9 @@ use std::time::Duration;
   hopdb import kg --nodes=Person=header.csv,part1.csv.gz,part2.csv.gz --relationships=rels.csv
   hopdb import web --edge-list=web-NotreDame.txt.gz --skip-lines=1
   hopdb import roads --edge-list=USA-road-d.NY.gr.gz --undirected --type=ROAD
+  hopdb import kg --parquet-nodes=Person=people.parquet --parquet-relationships=KNOWS=knows.feather --src-column=from
+  hopdb import lightrag --graphml=rag_storage/graph_chunk_entity_relation.graphml
+  hopdb import graphrag --graphrag=output/
 
 The store may be new or already hold data: imported nodes merge into existing ones with the same
 key, and edges to existing nodes are added. The import is atomic: on any error, or if the process
@@ -86,6 +90,59 @@ pub struct ImportArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Parquet, Arrow IPC, GraphML and GraphRAG inputs.
+    #[command(flatten)]
+    pub formats: Box<FormatArgs>,
+}
+
+/// The inputs read by hopdb_import's parquet, graphml and graphrag modules.
+#[derive(Args)]
+pub struct FormatArgs {
+    /// Parquet or Arrow IPC (Feather v2) node table: `[LABEL[:LABEL]=]FILE`. The key column is
+    /// --id-column (integers or strings), labels come from --labels-column (list<string> or
+    /// `;`-separated), every other column is a property (a string column `NAME:json` holds JSON).
+    /// `.parquet`, `.arrow`, `.feather` and `.ipc` files given to --nodes are read this way too.
+    /// Repeatable.
+    #[arg(long = "parquet-nodes", value_name = "[LABELS=]FILE")]
+    pub parquet_nodes: Vec<String>,
+    /// Parquet or Arrow IPC relationship table: `[TYPE=]FILE` (TYPE for rows without a
+    /// --type-column value). `.parquet`, `.arrow`, `.feather` and `.ipc` files given to
+    /// --relationships are read this way too. Repeatable.
+    #[arg(long = "parquet-relationships", value_name = "[TYPE=]FILE")]
+    pub parquet_relationships: Vec<String>,
+    /// Parquet/Arrow node tables: the key column.
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_column: String,
+    /// Parquet/Arrow node tables: the labels column (ignored when absent).
+    #[arg(long, alias = "label-column", default_value = "labels", value_name = "NAME")]
+    pub labels_column: String,
+    /// Parquet/Arrow relationship tables: the start node column.
+    #[arg(long, default_value = "src", value_name = "NAME")]
+    pub src_column: String,
+    /// Parquet/Arrow relationship tables: the end node column.
+    #[arg(long, default_value = "dst", value_name = "NAME")]
+    pub dst_column: String,
+    /// Parquet/Arrow relationship tables: the type column (ignored when absent).
+    #[arg(long, default_value = "type", value_name = "NAME")]
+    pub type_column: String,
+    /// Parquet/Arrow relationship tables: the weight column (ignored when absent).
+    #[arg(long, default_value = "weight", value_name = "NAME")]
+    pub weight_column: String,
+    /// Parquet/Arrow tables: also keep the id, labels, src, dst, type and weight columns as
+    /// properties.
+    #[arg(long)]
+    pub keep_columns: bool,
+    /// A GraphML file, gzip or not, as LightRAG writes it (graph_chunk_entity_relation.graphml):
+    /// nodes keyed by id and labelled by entity_type, edges of type RELATED (undirected when the
+    /// file says edgedefault="undirected"), the `weight` data as weight and property.
+    /// `.graphml[.gz]` files given to --edge-list are read this way too. Repeatable.
+    #[arg(long = "graphml", value_name = "FILE")]
+    pub graphml: Vec<PathBuf>,
+    /// A Microsoft GraphRAG output directory (entities.parquet, relationships.parquet, optional
+    /// communities.parquet): entities keyed by title and labelled by type, relationships as
+    /// undirected multi edges of type RELATIONSHIP. Repeatable.
+    #[arg(long = "graphrag", value_name = "DIR")]
+    pub graphrag: Vec<PathBuf>,
 }
 
 fn one_byte(what: &str, s: &str) -> Result<u8> {
@@ -118,7 +175,7 @@ fn spec(a: &ImportArgs) -> Result<ImportSpec> {
         }
         type_options.insert(name.to_string(), o);
     }
-    Ok(ImportSpec {
+    let spec = ImportSpec {
         nodes: a.nodes.iter().map(|s| FileGroup::parse(s)).collect(),
         relationships: a.relationships.iter().map(|s| FileGroup::parse(s)).collect(),
         edge_lists: a
@@ -152,7 +209,63 @@ fn spec(a: &ImportArgs) -> Result<ImportSpec> {
             report: Some(a.report_file.clone()),
         },
         type_options,
-    })
+        ..ImportSpec::default()
+    };
+    Ok(table_inputs(&a.formats, spec))
+}
+
+fn is_table(f: &Path) -> bool {
+    let name = f.to_string_lossy().to_ascii_lowercase();
+    [".parquet", ".arrow", ".feather", ".ipc"]
+        .iter()
+        .any(|e| name.ends_with(e))
+}
+
+/// Adds the Parquet/Arrow, GraphML and GraphRAG inputs, and moves such files given to --nodes,
+/// --relationships and --edge-list (by extension) to them.
+fn table_inputs(a: &FormatArgs, mut spec: ImportSpec) -> ImportSpec {
+    let columns = Columns {
+        id: a.id_column.clone(),
+        labels: Some(a.labels_column.clone()),
+        src: a.src_column.clone(),
+        dst: a.dst_column.clone(),
+        ty: Some(a.type_column.clone()),
+        weight: Some(a.weight_column.clone()),
+        keep: a.keep_columns,
+    };
+    let tables = |groups: &mut Vec<FileGroup>| -> Vec<TableInput> {
+        let (t, csv): (Vec<FileGroup>, Vec<FileGroup>) = std::mem::take(groups)
+            .into_iter()
+            .partition(|g| !g.files.is_empty() && g.files.iter().all(|f| is_table(f)));
+        *groups = csv;
+        t.into_iter()
+            .flat_map(|g| {
+                let spec = g.spec;
+                g.files.into_iter().map(move |f| (spec.clone(), f))
+            })
+            .map(|(s, f)| TableInput {
+                spec: s,
+                columns: columns.clone(),
+                ..TableInput::new(f)
+            })
+            .collect()
+    };
+    spec.parquet_nodes = tables(&mut spec.nodes);
+    spec.parquet_edges = tables(&mut spec.relationships);
+    let parse = |arg: &String| TableInput::parse(arg, columns.clone());
+    spec.parquet_nodes.extend(a.parquet_nodes.iter().map(parse));
+    spec.parquet_edges.extend(a.parquet_relationships.iter().map(parse));
+    let graphml = |f: &Path| {
+        let n = f.to_string_lossy().to_ascii_lowercase();
+        n.ends_with(".graphml") || n.ends_with(".graphml.gz")
+    };
+    let (g, lists): (Vec<EdgeList>, Vec<EdgeList>) = std::mem::take(&mut spec.edge_lists)
+        .into_iter()
+        .partition(|e| graphml(&e.file));
+    spec.edge_lists = lists;
+    spec.graphml = g.into_iter().map(|e| e.file).chain(a.graphml.iter().cloned()).collect();
+    spec.graphrag = a.graphrag.clone();
+    spec
 }
 
 struct Bar(ProgressBar);

@@ -45,7 +45,7 @@ enum Cmd {
     },
     /// Bulk-load files into a store (new or not), atomically: neo4j-admin CSV node and
     /// relationship files, or plain edge lists; gzip is read transparently.
-    Import(import_cmd::ImportArgs),
+    Import(Box<import_cmd::ImportArgs>),
     /// Write the LightRAG-shaped knowledge graph of the eight-engine GraphRAG study as
     /// neo4j-admin import CSV files (documents, chunks, entities, HAS_CHUNK, MENTIONS).
     Generate {

@@ -494,6 +494,7 @@ impl<'g> BulkLoader<'g> {
         }
         self.summary.edges_created = edges.iter().map(|(_, c)| *c as u64).sum();
         engine.begin_bulk()?;
+        crash_point("after-checkpoint");
         let committed = self.commit_all(engine, parts);
         if let Err(e) = committed {
             self.g.fail_after_bulk();
@@ -508,9 +509,14 @@ impl<'g> BulkLoader<'g> {
         Ok(self.summary.clone())
     }
 
-    fn commit_all(&mut self, engine: &dyn Engine, parts: Vec<BulkPart>) -> Result<()> {
+    fn commit_all(&mut self, engine: &dyn Engine, mut parts: Vec<BulkPart>) -> Result<()> {
         self.tx.commit_keeping_lock()?;
+        crash_point("after-header-commit");
+        let rest = parts.split_off(parts.len().min(1));
         engine.ingest(parts)?;
+        crash_point("mid-ingest");
+        engine.ingest(rest)?;
+        crash_point("after-ingest");
         const REPLAY_CHUNK: usize = 50_000;
         for (i, r) in std::mem::take(&mut self.replay).into_iter().enumerate() {
             match r {
@@ -528,7 +534,16 @@ impl<'g> BulkLoader<'g> {
             }
         }
         self.tx.commit_keeping_lock()?;
+        crash_point("after-replay");
         engine.end_bulk()
+    }
+}
+
+/// Test hook: dies on the spot (as `kill -9` would) at the named step of a bulk commit when
+/// `HOPDB_TEST_CRASH_AT` names it, so the crash tests reach every step deterministically.
+pub(crate) fn crash_point(name: &str) {
+    if std::env::var_os("HOPDB_TEST_CRASH_AT").is_some_and(|v| v == name) {
+        std::process::abort();
     }
 }
 

@@ -300,3 +300,156 @@ fn bad_rows_leave_the_loader_usable_and_the_store_untouched() {
         g.upsert_node("b", &[], Props::new(), WriteMode::Merge).unwrap();
     }
 }
+
+// ---- crashes: a killed load leaves the store exactly as before (or fully loaded) ----
+
+const CHILD_DIR: &str = "HOPDB_BULK_CHILD_DIR";
+
+fn crash_rows() -> Vec<Row> {
+    rows(77, 40_000, 5_000, 30_000, 120_000)
+}
+
+fn prefill(g: &Graph) {
+    define_types(g);
+    apply_api(g, &rows(5, 2_000, 100, 1_500, 6_000));
+}
+
+/// A cheap but sharp fingerprint: counts per label and type, a full consistency check, and
+/// the complete state of a fixed sample of keys.
+fn fingerprint(g: &Graph) -> String {
+    let report = g.check().unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let s = g.stats().unwrap();
+    let mut labels = s.labels.clone();
+    labels.sort();
+    let mut types: Vec<(String, u64)> = s.edge_types.iter().map(|(t, c)| (t.name.to_string(), *c)).collect();
+    types.sort();
+    let mut out = format!("nodes {} edges {} {labels:?} {types:?}\n", s.nodes, s.edges);
+    for i in (0..45_000).step_by(397) {
+        for k in [NodeKey::Str(format!("n{i}")), NodeKey::Int(i as i64 - 50)] {
+            match g.node(&k).unwrap() {
+                None => out.push_str(&format!("{k} absent\n")),
+                Some(n) => {
+                    let d = g.degree(&k, Direction::Both, None).unwrap();
+                    out.push_str(&format!(
+                        "{k} {:?} {:?} {} {}\n",
+                        n.labels, n.props, d.count, d.weight_sum
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Not a test on its own: the child process of the crash tests (does nothing unless started
+/// by them). Bulk-loads `crash_rows` into the store named by the environment.
+#[test]
+fn bulk_crash_child() {
+    let Some(dir) = std::env::var_os(CHILD_DIR) else { return };
+    let g = Graph::open(dir).unwrap();
+    apply_bulk(&g, &crash_rows());
+    println!("LOADED");
+}
+
+fn child(dir: &std::path::Path, crash_at: Option<&str>) -> std::process::Child {
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", "bulk_crash_child", "--nocapture", "--test-threads=1"])
+        .env(CHILD_DIR, dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    if let Some(p) = crash_at {
+        cmd.env("HOPDB_TEST_CRASH_AT", p);
+    }
+    cmd.spawn().unwrap()
+}
+
+fn loaded(c: std::process::Child) -> bool {
+    let out = c.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stdout).contains("LOADED")
+}
+
+#[test]
+fn a_crash_at_any_step_of_the_commit_rolls_the_load_back() {
+    let root = tempfile::tempdir().unwrap();
+    let before = {
+        let g = Graph::open(root.path().join("ref")).unwrap();
+        prefill(&g);
+        fingerprint(&g)
+    };
+    let after = {
+        let g = Graph::open(root.path().join("full")).unwrap();
+        prefill(&g);
+        drop(g);
+        assert!(loaded(child(&root.path().join("full"), None)));
+        fingerprint(&Graph::open(root.path().join("full")).unwrap())
+    };
+    assert_ne!(before, after);
+    for (i, point) in [
+        "after-checkpoint",
+        "after-header-commit",
+        "mid-ingest",
+        "after-ingest",
+        "after-replay",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = root.path().join(format!("s{i}"));
+        prefill(&Graph::open(&dir).unwrap());
+        assert!(!loaded(child(&dir, Some(point))), "{point}: the child should have died");
+        assert!(
+            dir.join("hopdb-rollback").is_dir(),
+            "{point}: no rollback checkpoint left"
+        );
+        if point == "after-ingest" {
+            // A crash during the rollback itself: the next open finishes it.
+            let opener = std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--exact", "bulk_crash_child", "--test-threads=1"])
+                .env(CHILD_DIR, &dir)
+                .env("HOPDB_TEST_CRASH_AT", "mid-rollback")
+                .status()
+                .unwrap();
+            assert!(!opener.success(), "the rollback should have been interrupted");
+        }
+        let g = Graph::open(&dir).unwrap();
+        assert_eq!(fingerprint(&g), before, "{point}: the store is not as before the load");
+        assert!(!dir.join("hopdb-rollback").exists());
+        // And it takes the same load again, completely.
+        drop(g);
+        assert!(loaded(child(&dir, None)));
+        assert_eq!(fingerprint(&Graph::open(&dir).unwrap()), after, "{point}: reload");
+    }
+}
+
+#[test]
+fn a_load_killed_at_random_times_is_all_or_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let full = root.path().join("full");
+    prefill(&Graph::open(&full).unwrap());
+    let before = fingerprint(&Graph::open(&full).unwrap());
+    let started = std::time::Instant::now();
+    assert!(loaded(child(&full, None)));
+    let span = started.elapsed();
+    let after = fingerprint(&Graph::open(&full).unwrap());
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    let (mut rolled_back, mut completed) = (0, 0);
+    for i in 0..12 {
+        let dir = root.path().join(format!("k{i}"));
+        prefill(&Graph::open(&dir).unwrap());
+        let mut c = child(&dir, None);
+        std::thread::sleep(span.mul_f64(rng.random_range(0.2..1.1)));
+        let _ = c.kill(); // SIGKILL
+        let done = loaded(c);
+        let now = fingerprint(&Graph::open(&dir).unwrap());
+        if now == before {
+            rolled_back += 1;
+            assert!(!done);
+        } else {
+            assert_eq!(now, after, "kill {i}: a half-loaded store");
+            completed += 1;
+        }
+    }
+    eprintln!("random kills: {rolled_back} rolled back, {completed} completed");
+    assert!(rolled_back > 0);
+}

@@ -60,7 +60,14 @@ impl BadLog {
     }
 
     /// Records a bad entry: Ok (skip it) or the error that stops the import.
-    pub(crate) fn bad(&mut self, kind: BadKind, file: &Path, line: u64, column: Option<String>, reason: String) -> Result<()> {
+    pub(crate) fn bad(
+        &mut self,
+        kind: BadKind,
+        file: &Path,
+        line: u64,
+        column: Option<String>,
+        reason: String,
+    ) -> Result<()> {
         let err = ImportError::Bad {
             file: file.to_owned(),
             line,

@@ -130,14 +130,22 @@ pub(crate) fn read(run: &mut Run, e: &EdgeList) -> Result<()> {
             skip -= 1;
             continue;
         }
-        let mut fields = t.split(|c: char| c.is_whitespace() || c == ',').filter(|f| !f.is_empty());
+        let mut fields = t
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|f| !f.is_empty());
         let mut a = fields.next();
         if a == Some("a") {
             weighted = true; // DIMACS arc
             a = fields.next();
         }
         let (Some(a), Some(b)) = (a, fields.next()) else {
-            run.bad.bad(BadKind::Malformed, &e.file, line_no, None, format!("expected two node ids, found '{t}'"))?;
+            run.bad.bad(
+                BadKind::Malformed,
+                &e.file,
+                line_no,
+                None,
+                format!("expected two node ids, found '{t}'"),
+            )?;
             continue;
         };
         let w = if weighted { fields.next() } else { None };
@@ -155,20 +163,33 @@ pub(crate) fn read(run: &mut Run, e: &EdgeList) -> Result<()> {
         };
         let weight = match w {
             None if weighted => {
-                run.bad.bad(BadKind::Malformed, &e.file, line_no, Some("3".into()), "no weight column".into())?;
+                run.bad.bad(
+                    BadKind::Malformed,
+                    &e.file,
+                    line_no,
+                    Some("3".into()),
+                    "no weight column".into(),
+                )?;
                 continue;
             }
             None => None,
             Some(w) => match w.parse::<f64>() {
                 Ok(x) if x.is_finite() => Some(x),
                 _ => {
-                    run.bad.bad(BadKind::Malformed, &e.file, line_no, Some("3".into()), format!("weight '{w}' is not a finite number"))?;
+                    run.bad.bad(
+                        BadKind::Malformed,
+                        &e.file,
+                        line_no,
+                        Some("3".into()),
+                        format!("weight '{w}' is not a finite number"),
+                    )?;
                     continue;
                 }
             },
         };
         if let Err(err) = run.load.add_edge(src, &e.ty, dst, weight, Props::new()) {
-            run.bad.bad(BadKind::Malformed, &e.file, line_no, None, err.to_string())?;
+            run.bad
+                .bad(BadKind::Malformed, &e.file, line_no, None, err.to_string())?;
             continue;
         }
         if run.load.rows() % 65_536 == 0 {

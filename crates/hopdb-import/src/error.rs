@@ -15,7 +15,11 @@ pub enum ImportError {
     },
     /// More bad lines than `--bad-tolerance` allows (they are listed in the report file).
     #[error("{count} bad entries, more than the tolerance of {tolerance} (see {report}); nothing was imported")]
-    TooManyBad { count: u64, tolerance: u64, report: PathBuf },
+    TooManyBad {
+        count: u64,
+        tolerance: u64,
+        report: PathBuf,
+    },
     /// A problem with how the import was asked for (options, headers, missing files).
     #[error("{0}")]
     Usage(String),

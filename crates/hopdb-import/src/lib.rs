@@ -25,8 +25,11 @@
 mod bad;
 pub mod edgelist;
 mod error;
+pub mod graphml;
+pub mod graphrag;
 pub mod input;
 pub mod neo4j;
+pub mod parquet;
 
 pub use bad::{BadKind, BadPolicy};
 pub use edgelist::EdgeList;
@@ -34,7 +37,9 @@ pub use error::{ImportError, Result};
 pub use neo4j::{CsvOptions, GroupKeys, IdType};
 
 use bad::BadLog;
-use hopdb_core::{BulkLoader, BulkOptions, BulkSummary, EdgeTypeOptions, Error as StoreError, Graph, MissingEndpoints, NodeKey, Props};
+use hopdb_core::{
+    BulkLoader, BulkOptions, BulkSummary, EdgeTypeOptions, Error as StoreError, Graph, MissingEndpoints, NodeKey, Props,
+};
 use neo4j::{key_of, row_props, Col, Header, RowCtx};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -82,6 +87,14 @@ pub struct ImportSpec {
     pub bad: BadPolicy,
     /// Options of the edge types the import creates (e.g. undirected), by name.
     pub type_options: HashMap<String, EdgeTypeOptions>,
+    /// Parquet or Arrow IPC node tables (see [`parquet`]).
+    pub parquet_nodes: Vec<parquet::TableInput>,
+    /// Parquet or Arrow IPC relationship tables.
+    pub parquet_edges: Vec<parquet::TableInput>,
+    /// GraphML files, gzip or not, as LightRAG writes them (see [`graphml`]).
+    pub graphml: Vec<PathBuf>,
+    /// Microsoft GraphRAG output directories (see [`graphrag`]).
+    pub graphrag: Vec<PathBuf>,
 }
 
 /// Progress of a running import (the CLI draws a bar; libraries can ignore it).
@@ -134,7 +147,8 @@ pub(crate) struct Run<'a, 'g> {
 
 impl Run<'_, '_> {
     pub(crate) fn tick(&self) {
-        self.progress.update(self.bytes.load(Ordering::Relaxed), self.load.rows());
+        self.progress
+            .update(self.bytes.load(Ordering::Relaxed), self.load.rows());
     }
 }
 
@@ -147,9 +161,27 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
         .chain(&spec.relationships)
         .flat_map(|grp| grp.files.iter().map(PathBuf::as_path))
         .chain(spec.edge_lists.iter().map(|e| e.file.as_path()))
+        .chain(
+            spec.parquet_nodes
+                .iter()
+                .chain(&spec.parquet_edges)
+                .map(|t| t.file.as_path()),
+        )
+        .chain(spec.graphml.iter().map(PathBuf::as_path))
+        .collect();
+    let graphrag_files = spec
+        .graphrag
+        .iter()
+        .map(|d| graphrag::files(d))
+        .collect::<Result<Vec<_>>>()?;
+    let files: Vec<&Path> = files
+        .into_iter()
+        .chain(graphrag_files.iter().flat_map(|f| f.all()))
         .collect();
     if files.is_empty() {
-        return Err(ImportError::Usage("nothing to import: give --nodes, --relationships or --edge-list".into()));
+        return Err(ImportError::Usage(
+            "nothing to import: give --nodes, --relationships or --edge-list".into(),
+        ));
     }
     for f in &files {
         if !f.is_file() {
@@ -160,7 +192,11 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     progress.start(input_bytes);
     // Relationship files name ids that node files define (neo4j-admin); edge lists create
     // their endpoints.
-    let missing_endpoints = if spec.nodes.is_empty() || !spec.edge_lists.is_empty() {
+    let node_inputs = !spec.nodes.is_empty()
+        || !spec.parquet_nodes.is_empty()
+        || !spec.graphml.is_empty()
+        || !spec.graphrag.is_empty();
+    let missing_endpoints = if !node_inputs || !spec.edge_lists.is_empty() {
         MissingEndpoints::Create
     } else {
         MissingEndpoints::Reject
@@ -176,6 +212,16 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
         let o = e.type_options();
         type_options.type_options.entry(e.ty.clone()).or_insert(o);
     }
+    for f in &spec.graphml {
+        let o = graphml::type_options(f)?;
+        type_options.type_options.entry(graphml::EDGE_TYPE.into()).or_insert(o);
+    }
+    if !spec.graphrag.is_empty() {
+        type_options
+            .type_options
+            .entry(graphrag::EDGE_TYPE.into())
+            .or_insert(graphrag::TYPE_OPTIONS);
+    }
     let mut run = Run {
         load: g.bulk_load(type_options)?,
         bad: BadLog::new(spec.bad.clone()),
@@ -187,8 +233,26 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     for grp in &spec.nodes {
         read_group(&mut run, grp, true)?;
     }
+    for t in &spec.parquet_nodes {
+        parquet::read(&mut run, t, true)?;
+    }
+    for f in &spec.graphml {
+        graphml::read(&mut run, f, true)?;
+    }
+    for d in &graphrag_files {
+        graphrag::read_nodes(&mut run, d)?;
+    }
     for grp in &spec.relationships {
         read_group(&mut run, grp, false)?;
+    }
+    for t in &spec.parquet_edges {
+        parquet::read(&mut run, t, false)?;
+    }
+    for f in &spec.graphml {
+        graphml::read(&mut run, f, false)?;
+    }
+    for d in &graphrag_files {
+        graphrag::read_edges(&mut run, d)?;
     }
     for e in &spec.edge_lists {
         edgelist::read(&mut run, e)?;
@@ -223,14 +287,22 @@ fn csv_reader(run: &Run, file: &Path) -> Result<csv::Reader<Box<dyn std::io::Rea
         .from_reader(r))
 }
 
-fn utf8<'r>(rec: &'r csv::ByteRecord, ctx: &RowCtx, header: Option<&Header>) -> std::result::Result<Vec<&'r str>, ImportError> {
+fn utf8<'r>(
+    rec: &'r csv::ByteRecord,
+    ctx: &RowCtx,
+    header: Option<&Header>,
+) -> std::result::Result<Vec<&'r str>, ImportError> {
     rec.iter()
         .enumerate()
         .map(|(i, f)| {
             std::str::from_utf8(f).map_err(|_| ImportError::Bad {
                 file: ctx.file.to_owned(),
                 line: ctx.line,
-                column: Some(header.and_then(|h| h.names.get(i).cloned()).unwrap_or_else(|| (i + 1).to_string())),
+                column: Some(
+                    header
+                        .and_then(|h| h.names.get(i).cloned())
+                        .unwrap_or_else(|| (i + 1).to_string()),
+                ),
                 reason: "not valid UTF-8".into(),
             })
         })
@@ -407,7 +479,13 @@ fn rel_row(run: &mut Run, h: &Header, fields: &[&str], spec_type: Option<&str>, 
                 if !raw.is_empty() {
                     match raw.trim().parse::<f64>() {
                         Ok(w) if w.is_finite() => weight = Some(w),
-                        _ => return ctx.malformed(&mut run.bad, column_name(h, i), format!("weight '{raw}' is not a finite number")),
+                        _ => {
+                            return ctx.malformed(
+                                &mut run.bad,
+                                column_name(h, i),
+                                format!("weight '{raw}' is not a finite number"),
+                            )
+                        }
                     }
                 }
                 None
@@ -416,7 +494,13 @@ fn rel_row(run: &mut Run, h: &Header, fields: &[&str], spec_type: Option<&str>, 
         };
         if let Some((slot, group)) = slot {
             if raw.is_empty() {
-                return run.bad.bad(BadKind::BadRelationship, ctx.file, ctx.line, column_name(h, i).map(str::to_string), "empty node id".into());
+                return run.bad.bad(
+                    BadKind::BadRelationship,
+                    ctx.file,
+                    ctx.line,
+                    column_name(h, i).map(str::to_string),
+                    "empty node id".into(),
+                );
             }
             match key_of(&run.spec.csv, group.as_deref(), raw) {
                 Ok(k) => *slot = Some(k),
@@ -430,7 +514,9 @@ fn rel_row(run: &mut Run, h: &Header, fields: &[&str], spec_type: Option<&str>, 
     if let Err((i, e)) = row_props(h, fields, run.spec.csv.array_delimiter as char, &mut props) {
         return ctx.malformed(&mut run.bad, column_name(h, i), e);
     }
-    let (Some(src), Some(dst)) = (src, dst) else { return Ok(()) };
+    let (Some(src), Some(dst)) = (src, dst) else {
+        return Ok(());
+    };
     match run.load.add_edge(src, &ty, dst, weight, props) {
         Ok(()) => Ok(()),
         Err(StoreError::NodeNotFound { key }) => run.bad.bad(

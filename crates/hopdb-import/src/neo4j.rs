@@ -69,14 +69,25 @@ pub enum Scalar {
 /// What a header field says its column holds.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Col {
-    Id { group: Option<String>, prop: Option<String> },
+    Id {
+        group: Option<String>,
+        prop: Option<String>,
+    },
     Label,
-    StartId { group: Option<String> },
-    EndId { group: Option<String> },
+    StartId {
+        group: Option<String>,
+    },
+    EndId {
+        group: Option<String>,
+    },
     Type,
     Weight,
     Ignore,
-    Prop { name: String, ty: Scalar, array: bool },
+    Prop {
+        name: String,
+        ty: Scalar,
+        array: bool,
+    },
 }
 
 fn scalar(t: &str) -> Option<Scalar> {
@@ -203,9 +214,7 @@ pub fn to_json(v: &Value) -> std::result::Result<serde_json::Value, String> {
         Value::Null => J::Null,
         Value::Bool(b) => J::Bool(*b),
         Value::Int(i) => J::from(*i),
-        Value::Float(f) => J::Number(
-            serde_json::Number::from_f64(*f).ok_or_else(|| format!("{f} has no JSON form"))?,
-        ),
+        Value::Float(f) => J::Number(serde_json::Number::from_f64(*f).ok_or_else(|| format!("{f} has no JSON form"))?),
         Value::Str(s) => J::String(s.clone()),
         Value::Bytes(b) => {
             let mut m = serde_json::Map::new();
@@ -271,7 +280,13 @@ pub(crate) struct RowCtx<'a> {
 
 impl RowCtx<'_> {
     pub(crate) fn malformed(&self, bad: &mut BadLog, column: Option<&str>, reason: String) -> Result<()> {
-        bad.bad(BadKind::Malformed, self.file, self.line, column.map(str::to_string), reason)
+        bad.bad(
+            BadKind::Malformed,
+            self.file,
+            self.line,
+            column.map(str::to_string),
+            reason,
+        )
     }
 }
 
@@ -339,8 +354,20 @@ mod tests {
                 array: false
             }
         );
-        assert_eq!(parse_field(":START_ID(P)").unwrap(), Col::StartId { group: Some("P".into()) });
-        assert_eq!(parse_field("title").unwrap(), Col::Prop { name: "title".into(), ty: Scalar::Str, array: false });
+        assert_eq!(
+            parse_field(":START_ID(P)").unwrap(),
+            Col::StartId {
+                group: Some("P".into())
+            }
+        );
+        assert_eq!(
+            parse_field("title").unwrap(),
+            Col::Prop {
+                name: "title".into(),
+                ty: Scalar::Str,
+                array: false
+            }
+        );
         assert!(parse_field("x:frobnicate").unwrap_err().contains("unknown column type"));
         assert!(parse_field(":int").is_err());
     }
@@ -353,7 +380,10 @@ mod tests {
         assert!(parse_scalar(Scalar::Bool, "yes").is_err());
         let v = Value::Map(BTreeMap::from([
             ("b".to_string(), Value::Bytes(vec![0, 255, 7])),
-            ("l".to_string(), Value::List(vec![Value::Int(1), Value::Float(1.5), Value::Null])),
+            (
+                "l".to_string(),
+                Value::List(vec![Value::Int(1), Value::Float(1.5), Value::Null]),
+            ),
             ("s".to_string(), Value::Str("x\"y".into())),
         ]));
         let j = to_json(&v).unwrap().to_string();

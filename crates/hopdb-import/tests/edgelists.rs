@@ -179,10 +179,20 @@ fn every_real_edge_list_imports_exactly() {
             assert!((got.weight_sum - d[0].1).abs() < 1e-6, "{}: weight sum of {n}", c.file);
             if let Some(dir) = in_dir {
                 let got = g.degree(&key, dir, None).unwrap();
-                assert_eq!((got.count, got.weight_sum), (d[1].0, d[1].1), "{}: in-degree of {n}", c.file);
+                assert_eq!(
+                    (got.count, got.weight_sum),
+                    (d[1].0, d[1].1),
+                    "{}: in-degree of {n}",
+                    c.file
+                );
             }
             let listed = g.edges(&key, out_dir, None, None).unwrap();
-            assert_eq!(listed.len() as u64, d[0].0 - u64::from(undirected && edges.contains_key(&(n, n))), "{}: edges of {n}", c.file);
+            assert_eq!(
+                listed.len() as u64,
+                d[0].0 - u64::from(undirected && edges.contains_key(&(n, n))),
+                "{}: edges of {n}",
+                c.file
+            );
         }
         eprintln!(
             "{}: {} lines, {} nodes, {} edges, {:.0} rows/s",

@@ -609,6 +609,7 @@ fn roll_back(path: &Path) -> Result<()> {
             std::fs::remove_file(&p).map_err(io_err(&p))?;
         }
     }
+    crate::bulk::crash_point("mid-rollback");
     for e in std::fs::read_dir(&cp).map_err(io_err(&cp))? {
         let e = e.map_err(io_err(&cp))?;
         let to = path.join(e.file_name());
