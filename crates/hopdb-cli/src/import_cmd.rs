@@ -65,8 +65,12 @@ pub struct ImportArgs {
     #[arg(long, default_value = "\"")]
     pub quote: String,
     /// How node ids are read: string or integer (default: string for CSV, integer for edge lists).
-    #[arg(long, value_parser = ["string", "integer"])]
+    #[arg(long, value_parser = ["string", "integer", "json"])]
     pub id_type: Option<String>,
+    /// Import a directory written by `hopdb export` (CSV or Parquet; its manifest says which
+    /// files and edge-type options).
+    #[arg(long, value_name = "DIR")]
+    pub from_export: Option<PathBuf>,
     /// Keys of ids in `:ID(Group)` columns: `plain` (the id; groups must not share ids) or
     /// `prefixed` (`Group:id`).
     #[arg(long, default_value = "plain", value_parser = ["plain", "prefixed"])]
@@ -156,6 +160,7 @@ fn one_byte(what: &str, s: &str) -> Result<u8> {
 fn spec(a: &ImportArgs) -> Result<ImportSpec> {
     let id_type = |default| match a.id_type.as_deref() {
         Some("integer") => IdType::Integer,
+        Some("json") => IdType::Json,
         Some(_) => IdType::String,
         None => default,
     };
@@ -295,8 +300,54 @@ pub fn dir_bytes(p: &Path) -> u64 {
     })
 }
 
+/// `hopdb export`.
+pub fn export(dir: &Path, out: &Path, format: &str, as_json: bool) -> Result<()> {
+    let g = crate::open_for_reading(dir)?;
+    let started = std::time::Instant::now();
+    let (nodes, edges) = if format == "parquet" {
+        let s = hopdb_import::parquet::export_parquet(&g, out)?;
+        (s.nodes, s.edges)
+    } else {
+        let s = hopdb_import::export_csv(&g, out)?;
+        (s.nodes, s.edges)
+    };
+    let secs = started.elapsed().as_secs_f64();
+    let bytes = dir_bytes(out);
+    if as_json {
+        println!(
+            "{}",
+            json!({"store": dir, "out": out, "format": format, "nodes": nodes, "edges": edges, "seconds": secs,
+                   "rows_per_second": (nodes + edges) as f64 / secs.max(1e-9), "bytes": bytes})
+        );
+    } else {
+        println!(
+            "exported {nodes} nodes and {edges} edges as {format} into {} in {secs:.2} s ({:.0} rows/s, {})",
+            out.display(),
+            (nodes + edges) as f64 / secs.max(1e-9),
+            crate::human(bytes)
+        );
+    }
+    Ok(())
+}
+
+/// The import of a `hopdb export` directory, by its manifest.
+fn export_spec(dir: &Path, bad: BadPolicy) -> Result<ImportSpec> {
+    let manifest = std::fs::read_to_string(dir.join("manifest.json"))
+        .with_context(|| format!("{}: no manifest.json (not a hopdb export)", dir.display()))?;
+    let mut spec = if manifest.contains("hopdb-export-csv") {
+        hopdb_import::csv_export_spec(dir)?
+    } else {
+        hopdb_import::parquet::parquet_export_spec(dir)?
+    };
+    spec.bad = bad;
+    Ok(spec)
+}
+
 pub fn run(a: &ImportArgs) -> Result<()> {
-    let spec = spec(a)?;
+    let mut spec = spec(a)?;
+    if let Some(d) = &a.from_export {
+        spec = export_spec(d, spec.bad)?;
+    }
     let g = Graph::open(&a.dir).with_context(|| format!("opening {}", a.dir.display()))?;
     let show = !a.quiet && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let pb = ProgressBar::with_draw_target(

@@ -31,7 +31,7 @@ pub use check::CheckReport;
 pub use config::{AccessMode, Compression, Config, Durability, MissingEndpoints};
 pub use engine::StorageStats;
 pub use error::{Error, Result};
-pub use graph::{Graph, GraphRead, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
+pub use graph::{BackupReport, Graph, GraphRead, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
 pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
 pub use value::{props, NodeKey, Props, Value, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_PROPS_BYTES};
 pub use write::WriteTxn;

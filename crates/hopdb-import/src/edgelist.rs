@@ -82,7 +82,7 @@ fn mm_banner(line: &str) -> Option<(bool, bool)> {
 
 fn key(id_type: IdType, s: &str) -> std::result::Result<NodeKey, String> {
     match id_type {
-        IdType::String => Ok(NodeKey::Str(s.to_string())),
+        IdType::String | IdType::Json => Ok(NodeKey::Str(s.to_string())),
         IdType::Integer => s
             .parse::<i64>()
             .map(NodeKey::Int)

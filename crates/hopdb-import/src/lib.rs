@@ -25,6 +25,7 @@
 mod bad;
 pub mod edgelist;
 mod error;
+pub mod export;
 pub mod graphml;
 pub mod graphrag;
 pub mod input;
@@ -34,6 +35,7 @@ pub mod parquet;
 pub use bad::{BadKind, BadPolicy};
 pub use edgelist::EdgeList;
 pub use error::{ImportError, Result};
+pub use export::{csv_export_spec, export_csv, CsvExport};
 pub use neo4j::{CsvOptions, GroupKeys, IdType};
 
 use bad::BadLog;
@@ -276,8 +278,30 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     })
 }
 
-fn csv_reader(run: &Run, file: &Path) -> Result<csv::Reader<Box<dyn std::io::Read + Send>>> {
-    let r = input::open(file, run.bytes.clone())?;
+/// Counts one byte value in what passes through (the quote character: an odd count at the
+/// end of a file means a quoted field was never closed, which the CSV reader would otherwise
+/// accept as a field running to the end of the file).
+struct ByteCount<R> {
+    inner: R,
+    byte: u8,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: std::io::Read> std::io::Read for ByteCount<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let c = buf[..n].iter().filter(|&&b| b == self.byte).count();
+        self.count.fetch_add(c as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+fn csv_reader(run: &Run, file: &Path, quotes: Arc<AtomicU64>) -> Result<csv::Reader<Box<dyn std::io::Read + Send>>> {
+    let r: Box<dyn std::io::Read + Send> = Box::new(ByteCount {
+        inner: input::open(file, run.bytes.clone())?,
+        byte: run.spec.csv.quote,
+        count: quotes,
+    });
     Ok(csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -319,10 +343,22 @@ fn read_group(run: &mut Run, grp: &FileGroup, nodes: bool) -> Result<()> {
     let spec_type = if nodes { None } else { grp.spec.clone() };
     let mut rec = csv::ByteRecord::new();
     for file in &grp.files {
-        let mut rdr = csv_reader(run, file)?;
+        let quotes = Arc::new(AtomicU64::new(0));
+        let mut rdr = csv_reader(run, file, quotes.clone())?;
+        let mut last_line = 0;
         loop {
             match rdr.read_byte_record(&mut rec) {
-                Ok(false) => break,
+                Ok(false) => {
+                    if quotes.load(Ordering::Relaxed) % 2 == 1 {
+                        let ctx = RowCtx { file, line: last_line };
+                        ctx.malformed(
+                            &mut run.bad,
+                            None,
+                            "a quoted field is never closed (it runs to the end of the file)".into(),
+                        )?;
+                    }
+                    break;
+                }
                 Ok(true) => {}
                 Err(e) => {
                     let line = e.position().map_or(0, |p| p.line());
@@ -333,6 +369,7 @@ fn read_group(run: &mut Run, grp: &FileGroup, nodes: bool) -> Result<()> {
                 }
             }
             let line = rec.position().map_or(0, |p| p.line());
+            last_line = line;
             let ctx = RowCtx { file, line };
             let fields = match utf8(&rec, &ctx, header.as_ref()) {
                 Ok(f) => f,

@@ -20,6 +20,9 @@ pub enum IdType {
     String,
     /// Ids are 64-bit integers: keys are integers.
     Integer,
+    /// Ids are JSON: a number is an integer key, a string a string key (HopDB exports of
+    /// stores with both kinds of keys).
+    Json,
 }
 
 /// How ids of an `:ID(Group)` become keys. HopDB keys are global, while neo4j-admin ids are
@@ -269,6 +272,11 @@ pub(crate) fn key_of(opts: &CsvOptions, group: Option<&str>, id: &str) -> std::r
             .parse::<i64>()
             .map(NodeKey::Int)
             .map_err(|_| format!("id '{id}' is not an integer (--id-type=integer)")),
+        IdType::Json => match serde_json::from_str::<serde_json::Value>(id) {
+            Ok(serde_json::Value::String(s)) => Ok(NodeKey::Str(s)),
+            Ok(serde_json::Value::Number(n)) if n.is_i64() => Ok(NodeKey::Int(n.as_i64().unwrap_or_default())),
+            _ => Err(format!("id '{id}' is not a JSON string or integer (--id-type=json)")),
+        },
     }
 }
 
