@@ -57,19 +57,22 @@ pub struct BulkSummary {
 
 const NO_WEIGHT: u64 = u64::MAX; // a NaN pattern; weights are checked finite
 
-/// One adjacency record to write: sorted by (node, type and direction, neighbour, sequence).
+/// One adjacency record to write, 16 bytes: sorted by (node, type, neighbour, edge). Nodes
+/// are positions in the key arena (`id - base`); `edge` numbers the load's edge rows in order,
+/// so among rows repeating a simple edge the later sorts last, and a multi edge's id is
+/// `first_eid + edge`. Weights and properties live once per edge, beside.
 #[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
 struct Adj {
-    node: NodeId,
+    node: u32,
     /// `type << 1 | 1` for an undirected type, `type << 1` for a directed one.
     kind: u32,
-    nbr: NodeId,
-    /// Row order (simple types: later rows merge over earlier) or the edge id (multi types).
-    seq: u64,
-    weight: u64,
-    /// 0 = no properties, else 1 + offset of the encoded properties in the arena.
-    props: u64,
+    nbr: u32,
+    edge: u32,
 }
+
+/// The bulk path numbers nodes and edges of one load with u32 (compact sort entries).
+const MAX_PER_LOAD: u64 = u32::MAX as u64;
+
 
 /// Keys of the nodes this load creates, in one arena, indexed by a hash table of positions:
 /// about 30 bytes per node plus the key itself (no allocation per key).
@@ -159,13 +162,19 @@ pub struct BulkLoader<'g> {
     /// Adjacency entries of the `out` column family (undirected types included) and of `in`.
     adj_out: Vec<Adj>,
     adj_in: Vec<Adj>,
+    /// Per edge row: weight bits and 1 + offset of encoded properties in `props` (0: none).
+    /// Both stay empty until some row has one (most bulk loads have neither).
+    weights: Vec<u64>,
+    props_at: Vec<u64>,
     props: Vec<u8>,
+    /// Edge rows on the bulk path, and the edge id of row 0 (multi edges: `first_eid + row`).
+    edges: u32,
+    first_eid: u64,
     /// Keys the store already has, looked up once: live or not.
     existing: FxHashMap<Vec<u8>, bool>,
     /// Keys of node rows replayed (the store had them): a second row is a duplicate.
     replayed_keys: FxHashSet<Vec<u8>>,
     replay: Vec<Replay>,
-    seq: u64,
     types: FxHashMap<String, EdgeType>,
     last_endpoint: [Option<(NodeKey, Option<NodeId>)>; 2],
     rows: u64,
@@ -204,7 +213,7 @@ impl<'g> BulkLoader<'g> {
             store_empty = false;
             false
         })?;
-        let base = tx.next_node;
+        let (base, first_eid) = (tx.next_node, tx.next_edge);
         let engine: &'g dyn Engine = &*g.engine;
         Ok(BulkLoader {
             g,
@@ -224,7 +233,10 @@ impl<'g> BulkLoader<'g> {
             existing: FxHashMap::default(),
             replayed_keys: FxHashSet::default(),
             replay: Vec::new(),
-            seq: 0,
+            weights: Vec::new(),
+            props_at: Vec::new(),
+            edges: 0,
+            first_eid,
             types: FxHashMap::default(),
             last_endpoint: [None, None],
             rows: 0,
@@ -286,6 +298,9 @@ impl<'g> BulkLoader<'g> {
     }
 
     fn create(&mut self, key: NodeKey, enc: &[u8], labels: Vec<TypeId>, props: Props) -> Result<NodeId> {
+        if u64::from(self.keys.len()) >= MAX_PER_LOAD {
+            return Err(Error::invalid("bulk load", format!("more than {MAX_PER_LOAD} new nodes in one load")));
+        }
         let id = self.base + u64::from(self.keys.push(enc));
         for &l in &labels {
             self.labels.push((l, id));
@@ -349,40 +364,38 @@ impl<'g> BulkLoader<'g> {
             self.rows += 1;
             return Ok(());
         };
-        let seq = if t.options.multi {
-            let eid = self.tx.next_edge;
-            self.tx.next_edge += 1;
+        if u64::from(self.edges) >= MAX_PER_LOAD {
+            return Err(Error::invalid("bulk load", format!("more than {MAX_PER_LOAD} edges in one load")));
+        }
+        let edge = self.edges;
+        self.edges += 1;
+        if t.options.multi {
+            let eid = self.first_eid + u64::from(edge);
             Self::run(&mut self.edge_ids_run)?.put(&id_bytes(eid), &edge_id_value(s, t.id, d))?;
-            eid
-        } else {
-            self.seq += 1;
-            self.seq
-        };
-        let props_ref = if props.is_empty() {
-            0
-        } else {
-            let at = self.props.len() as u64 + 1;
+        }
+        if let Some(w) = weight {
+            self.weights.resize(edge as usize, NO_WEIGHT);
+            self.weights.push(w.to_bits());
+        }
+        if !props.is_empty() {
+            self.props_at.resize(edge as usize, 0);
+            self.props_at.push(self.props.len() as u64 + 1);
             encode_props(&mut self.props, &props)?;
-            at
-        };
-        let weight = weight.map_or(NO_WEIGHT, f64::to_bits);
+        }
+        let (s, d) = ((s - self.base) as u32, (d - self.base) as u32);
         let kind = t.id << 1 | u32::from(t.options.undirected);
         self.adj_out.push(Adj {
             node: s,
             kind,
             nbr: d,
-            seq,
-            weight,
-            props: props_ref,
+            edge,
         });
         if !(t.options.undirected && s == d) {
             let back = Adj {
                 node: d,
                 kind,
                 nbr: s,
-                seq,
-                weight,
-                props: props_ref,
+                edge,
             };
             if t.options.undirected {
                 self.adj_out.push(back);
@@ -434,8 +447,11 @@ impl<'g> BulkLoader<'g> {
         let (mut adj_out, mut adj_in) = (std::mem::take(&mut self.adj_out), std::mem::take(&mut self.adj_in));
         let src = Source {
             keys: &self.keys,
+            weights: &self.weights,
+            props_at: &self.props_at,
             props: &self.props,
             base: self.base,
+            first_eid: self.first_eid,
             cat: self.tx.catalog_now(),
         };
         let (out_side, in_side) = std::thread::scope(|sc| {
@@ -484,6 +500,8 @@ impl<'g> BulkLoader<'g> {
         // then the rows touching older nodes are replayed: all inside the rollback window.
         let new_nodes = u64::from(self.keys.len());
         self.tx.next_node = self.base + new_nodes;
+        // Edge ids of the rows on the bulk path (used by the multi edges among them).
+        self.tx.next_edge = self.first_eid + u64::from(self.edges);
         self.tx.count(COUNT_NODES, new_nodes as i64);
         for (&l, &c) in &self.label_counts {
             self.tx.count(&count_label_key(l), c);
@@ -566,8 +584,11 @@ struct LaneSum {
 /// What the run-writing threads read (all shared, read-only).
 struct Source<'a> {
     keys: &'a KeyArena,
+    weights: &'a [u64],
+    props_at: &'a [u64],
     props: &'a [u8],
     base: NodeId,
+    first_eid: u64,
     cat: &'a crate::catalog::Catalog,
 }
 
@@ -604,10 +625,11 @@ impl Source<'_> {
                 }
             }
             value.clear();
-            put_len_prefixed(&mut value, self.keys.key((a.nbr - self.base) as u32));
+            put_len_prefixed(&mut value, self.keys.key(a.nbr));
             let weight = self.merged(&adj[i..j], &empty_props, &mut value)?;
-            let eid = if t.options.multi { a.seq } else { 0 };
-            run.put(&adj_key(a.node, ty, a.nbr, eid), &value)?;
+            let eid = if t.options.multi { self.first_eid + u64::from(a.edge) } else { 0 };
+            let (node, nbr) = (self.base + u64::from(a.node), self.base + u64::from(a.nbr));
+            run.put(&adj_key(node, ty, nbr, eid), &value)?;
             let w = weight_of(weight);
             let mut d = Deg::default();
             let mut edges = 0;
@@ -625,12 +647,12 @@ impl Source<'_> {
                 edges = 1;
             }
             match sums.last_mut() {
-                Some(s) if s.node == a.node && s.ty == ty => {
+                Some(s) if s.node == node && s.ty == ty => {
                     s.deg.add(&d);
                     s.edges += edges;
                 }
                 _ => sums.push(LaneSum {
-                    node: a.node,
+                    node,
                     ty,
                     deg: d,
                     edges,
@@ -649,7 +671,7 @@ impl Source<'_> {
         let n = self.keys.len() as usize;
         let mut start = vec![0usize; n + 1];
         for a in adj.iter() {
-            start[(a.node - self.base) as usize + 1] += 1;
+            start[a.node as usize + 1] += 1;
         }
         for i in 0..n {
             start[i + 1] += start[i];
@@ -657,7 +679,7 @@ impl Source<'_> {
         let mut out = vec![Adj::default(); adj.len()];
         let mut next = start.clone();
         for a in adj.iter() {
-            let slot = &mut next[(a.node - self.base) as usize];
+            let slot = &mut next[a.node as usize];
             out[*slot] = *a;
             *slot += 1;
         }
@@ -672,11 +694,13 @@ impl Source<'_> {
     /// Appends the weight flag, weight and properties of one edge (one row, or the rows
     /// repeating a simple edge: later properties win, the last given weight wins) to `value`.
     fn merged(&self, rows: &[Adj], empty_props: &[u8], value: &mut Vec<u8>) -> Result<Option<f64>> {
-        let weight_of_row = |a: &Adj| (a.weight != NO_WEIGHT).then(|| f64::from_bits(a.weight));
-        let decode = |a: &Adj| -> Result<Props> {
-            decode_props(&mut Reader::new(
-                self.props.get((a.props - 1) as usize..).unwrap_or_default(),
-            ))
+        let weight_of_row = |a: &Adj| {
+            let bits = self.weights.get(a.edge as usize).copied().unwrap_or(NO_WEIGHT);
+            (bits != NO_WEIGHT).then(|| f64::from_bits(bits))
+        };
+        let props_of = |a: &Adj| self.props_at.get(a.edge as usize).copied().unwrap_or(0);
+        let decode = |at: u64| -> Result<Props> {
+            decode_props(&mut Reader::new(self.props.get((at - 1) as usize..).unwrap_or_default()))
         };
         let weight = rows.iter().rev().find_map(weight_of_row);
         match weight {
@@ -687,11 +711,11 @@ impl Source<'_> {
             None => value.push(0),
         }
         match rows {
-            [one] if one.props == 0 => value.extend_from_slice(empty_props),
+            [one] if props_of(one) == 0 => value.extend_from_slice(empty_props),
             _ => {
                 let mut props = Props::new();
-                for a in rows.iter().filter(|a| a.props != 0) {
-                    props.extend(decode(a)?);
+                for at in rows.iter().map(props_of).filter(|&at| at != 0) {
+                    props.extend(decode(at)?);
                 }
                 encode_props(value, &props)?;
             }
