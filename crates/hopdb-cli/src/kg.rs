@@ -1,15 +1,11 @@
 //! The LightRAG-shaped knowledge graph in a HopDB store: loading it from the generator, and
 //! the eight-engine study's retrieval queries (Q1-Q7) and LightRAG's storage-call mix.
 
-use hopdb_core::{Direction, EdgeInput, Graph, GraphRead, NodeInput, NodeKey, Props, Result, Value, WriteMode};
+use hopdb_core::{BulkOptions, Direction, Graph, GraphRead, NodeKey, Props, Result, Value, WriteMode};
 use hopdb_kg::{GenNode, GenValue, KgSpec, TYPE_HAS_CHUNK, TYPE_MENTIONS};
 use std::collections::{HashMap, HashSet};
 
-/// Rows per write batch while loading: big enough to amortise a commit, small enough to
-/// keep a batch's memory modest.
-pub const LOAD_BATCH: usize = 5_000;
-
-fn to_node(n: GenNode) -> NodeInput {
+fn props_of(n: GenNode) -> (NodeKey, &'static str, Props) {
     let props: Props = n
         .props
         .into_iter()
@@ -21,45 +17,29 @@ fn to_node(n: GenNode) -> NodeInput {
             (k.to_string(), v)
         })
         .collect();
-    NodeInput {
-        key: NodeKey::Str(n.key),
-        labels: vec![n.label.to_string()],
-        props,
-    }
+    (NodeKey::Str(n.key), n.label, props)
 }
 
-/// Loads the generated graph through the batch API; `progress` gets rows written so far.
+/// Loads the generated graph with the bulk loader (atomic: all or nothing); `progress` gets
+/// rows added so far.
 pub fn load(g: &Graph, spec: &KgSpec, mut progress: impl FnMut(u64)) -> Result<(u64, u64)> {
-    let (mut nodes, mut edges, mut rows) = (0u64, 0u64, 0u64);
-    let mut batch = Vec::with_capacity(LOAD_BATCH);
+    let mut load = g.bulk_load(BulkOptions::default())?;
     for n in hopdb_kg::nodes(spec) {
-        batch.push(to_node(n));
-        if batch.len() == LOAD_BATCH {
-            g.upsert_nodes(&batch, WriteMode::Replace)?;
-            nodes += batch.len() as u64;
-            rows += batch.len() as u64;
-            progress(rows);
-            batch.clear();
+        let (key, label, props) = props_of(n);
+        load.add_node(key, &[label], props)?;
+        if load.rows() % 65_536 == 0 {
+            progress(load.rows());
         }
     }
-    g.upsert_nodes(&batch, WriteMode::Replace)?;
-    nodes += batch.len() as u64;
-    rows += batch.len() as u64;
-    let mut batch = Vec::with_capacity(LOAD_BATCH);
     for e in hopdb_kg::edges(spec) {
-        batch.push(EdgeInput::new(e.src, e.ty, e.dst));
-        if batch.len() == LOAD_BATCH {
-            g.upsert_edges(&batch, WriteMode::Replace)?;
-            edges += batch.len() as u64;
-            rows += batch.len() as u64;
-            progress(rows);
-            batch.clear();
+        load.add_edge(NodeKey::Str(e.src), e.ty, NodeKey::Str(e.dst), None, Props::new())?;
+        if load.rows() % 65_536 == 0 {
+            progress(load.rows());
         }
     }
-    g.upsert_edges(&batch, WriteMode::Replace)?;
-    edges += batch.len() as u64;
-    progress(rows + batch.len() as u64);
-    Ok((nodes, edges))
+    progress(load.rows());
+    let s = load.finish()?;
+    Ok((s.nodes_created, s.edges_created))
 }
 
 /// Q1: point lookup of a chunk.

@@ -402,9 +402,8 @@ fn demo(dir: &Path, scale: f64, seed: u64, seconds: f64, fresh: bool, as_json: b
         let secs = started.elapsed().as_secs_f64();
         let s = g.stats()?;
         eprintln!(
-            "loaded {n} nodes and {e} edges in {secs:.1} s ({:.0} rows/s, durable batches of {}), {} on disk",
+            "loaded {n} nodes and {e} edges in {secs:.1} s ({:.0} rows/s, one atomic bulk load), {} on disk",
             (n + e) as f64 / secs,
-            kg::LOAD_BATCH,
             human(s.storage.sst_bytes + s.storage.wal_bytes)
         );
     }
