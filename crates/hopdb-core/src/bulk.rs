@@ -23,8 +23,10 @@ use crate::write::WriteTxn;
 use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use std::hash::BuildHasher;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::time::Instant;
 
 /// How a bulk load treats what its input does not say.
@@ -36,7 +38,14 @@ pub struct BulkOptions {
     /// Options of the edge types this load creates, by name; others get `default_type`.
     pub type_options: FxHashMap<String, EdgeTypeOptions>,
     pub default_type: EdgeTypeOptions,
+    /// Bytes of adjacency entries held in memory before a sorted run is spilled to disk
+    /// (0: the default, 256 MiB). Bounds an import's memory whatever its size.
+    pub memory_budget: usize,
 }
+
+const DEFAULT_BUDGET: usize = 256 << 20;
+/// Counter sums travel to the degree writer in batches of this many.
+const SUM_BATCH: usize = 8192;
 
 /// What a finished load did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -170,6 +179,9 @@ pub struct BulkLoader<'g> {
     /// Edge rows on the bulk path, and the edge id of row 0 (multi edges: `first_eid + row`).
     edges: u32,
     first_eid: u64,
+    /// Sorted runs of adjacency entries written out when `memory_budget` was reached.
+    spilled: Spilled,
+    budget: usize,
     /// Keys the store already has, looked up once: live or not.
     existing: FxHashMap<Vec<u8>, bool>,
     /// Keys of node rows replayed (the store had them): a second row is a duplicate.
@@ -205,8 +217,19 @@ impl<'g> BulkLoader<'g> {
                 })?;
                 Some(dir)
             }
-            None => None,
+            // In-memory stores spill (if ever) to the system's temporary directory.
+            None => Some(std::env::temp_dir().join(format!(
+                "hopdb-bulk-{}-{}",
+                std::process::id(),
+                SCRATCH_SEQ.fetch_add(1, Ordering::Relaxed)
+            ))),
         };
+        if let Some(dir) = &scratch {
+            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+                path: dir.clone(),
+                source,
+            })?;
+        }
         let dir = scratch.clone().unwrap_or_default();
         let mut store_empty = true;
         g.engine.scan(Cf::Keys, &[], &[], &mut |_, _| {
@@ -214,6 +237,11 @@ impl<'g> BulkLoader<'g> {
             false
         })?;
         let (base, first_eid) = (tx.next_node, tx.next_edge);
+        let budget = if opts.memory_budget == 0 {
+            DEFAULT_BUDGET
+        } else {
+            opts.memory_budget
+        };
         let engine: &'g dyn Engine = &*g.engine;
         Ok(BulkLoader {
             g,
@@ -237,6 +265,8 @@ impl<'g> BulkLoader<'g> {
             props_at: Vec::new(),
             edges: 0,
             first_eid,
+            spilled: Spilled::default(),
+            budget,
             types: FxHashMap::default(),
             last_endpoint: [None, None],
             rows: 0,
@@ -410,6 +440,29 @@ impl<'g> BulkLoader<'g> {
             }
         }
         self.rows += 1;
+        if (self.adj_out.len() + self.adj_in.len()) * std::mem::size_of::<Adj>() >= self.budget {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Sorts the adjacency entries held in memory and writes them out as one run per
+    /// direction, so memory stays within the budget whatever the size of the load.
+    fn spill(&mut self) -> Result<()> {
+        let dir = self.scratch.clone().unwrap_or_default();
+        let nodes = self.keys.len();
+        let n = self.spilled.out.len();
+        for (adj, runs, name) in [
+            (&mut self.adj_out, &mut self.spilled.out, "out"),
+            (&mut self.adj_in, &mut self.spilled.inn, "in"),
+        ] {
+            Source::sort(adj, nodes);
+            let path = dir.join(format!("adj-{name}-{n}.run"));
+            write_run(&path, adj)?;
+            runs.push(path);
+            adj.clear();
+        }
+        tracing::debug!(runs = n + 1, "bulk load: adjacency spilled to disk");
         Ok(())
     }
 
@@ -460,36 +513,49 @@ impl<'g> BulkLoader<'g> {
             first_eid: self.first_eid,
             cat: self.tx.catalog_now(),
         };
-        let (out_side, in_side) = std::thread::scope(|sc| {
-            let other = sc.spawn(|| -> Result<(Vec<LaneSum>, Vec<BulkPart>)> {
+        let nodes = self.keys.len();
+        let spilled = std::mem::take(&mut self.spilled);
+        let (out_tx, out_rx) = sync_channel(4);
+        let (in_tx, in_rx) = sync_channel(4);
+        let mut deg_run = engine.bulk_file(Cf::Deg, &dir, "deg")?;
+        // Two threads write the `out` and `in` runs (then keys and labels); this one writes the
+        // counters from the sums they stream.
+        let (out_side, in_side, degrees) = std::thread::scope(|sc| {
+            let src = &src;
+            let spilled = &spilled;
+            let other = sc.spawn(move || -> Result<Vec<BulkPart>> {
                 let mut parts = Vec::new();
-                let lanes = src.adjacency(&mut adj_in, &mut *in_run, Lane::In)?;
+                direction(src, &spilled.inn, &mut adj_in, nodes, &mut *in_run, Lane::In, in_tx)?;
                 parts.extend(in_run.finish()?);
-                src.keys_run(&mut *keys_run)?;
-                parts.extend(keys_run.finish()?);
                 labels.sort_unstable();
                 for &(l, n) in &labels {
                     labels_run.put(&label_key(l, src.base + u64::from(n)), &[])?;
                 }
                 parts.extend(labels_run.finish()?);
-                Ok((lanes, parts))
+                Ok(parts)
             });
-            let mine = src.adjacency(&mut adj_out, &mut *out_run, Lane::Out).and_then(|lanes| {
-                let part = out_run.finish()?;
-                Ok((lanes, part))
+            let mine = sc.spawn(move || -> Result<Vec<BulkPart>> {
+                let mut parts = Vec::new();
+                direction(src, &spilled.out, &mut adj_out, nodes, &mut *out_run, Lane::Out, out_tx)?;
+                parts.extend(out_run.finish()?);
+                src.keys_run(&mut *keys_run)?;
+                parts.extend(keys_run.finish()?);
+                Ok(parts)
             });
-            let theirs = other
-                .join()
-                .unwrap_or_else(|_| Err(Error::invalid("bulk load", "a run-writing thread panicked")));
-            (mine, theirs)
+            let degrees = write_degrees(out_rx, in_rx, src, &mut *deg_run);
+            let join = |h: std::thread::ScopedJoinHandle<'_, Result<Vec<BulkPart>>>| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::invalid("bulk load", "a run-writing thread panicked")))
+            };
+            (join(mine), join(other), degrees)
         });
-        let (out_lanes, out_part) = out_side?;
-        let (in_lanes, in_parts) = in_side?;
-        parts.extend(out_part);
-        parts.extend(in_parts);
-        let mut deg_run = engine.bulk_file(Cf::Deg, &dir, "deg")?;
-        let edges = write_degrees(&out_lanes, &in_lanes, &src, &mut *deg_run)?;
+        parts.extend(out_side?);
+        parts.extend(in_side?);
+        let edges = degrees?;
         parts.extend(deg_run.finish()?);
+        for f in spilled.out.iter().chain(&spilled.inn) {
+            let _ = std::fs::remove_file(f);
+        }
         tracing::info!(
             ms = started.elapsed().as_millis() as u64,
             "bulk load: sorted runs written"
@@ -611,31 +677,39 @@ impl Source<'_> {
         Ok(())
     }
 
-    /// Sorts one direction's entries and writes its run; returns its counter sums.
-    fn adjacency(&self, adj: &mut [Adj], run: &mut dyn BulkFile, lane: Lane) -> Result<Vec<LaneSum>> {
-        self.sort(adj);
-        let mut sums: Vec<LaneSum> = Vec::new();
+    /// Writes one direction's run from its entries in sorted order, sending the counter sums
+    /// (in node order, in batches) to the degree writer.
+    fn adjacency(
+        &self,
+        adj: impl Iterator<Item = Adj>,
+        run: &mut dyn BulkFile,
+        lane: Lane,
+        sums_out: SyncSender<Vec<LaneSum>>,
+    ) -> Result<()> {
+        let stopped = || Error::invalid("bulk load", "the degree writer stopped");
+        let mut adj = adj.peekable();
+        let mut sums: Vec<LaneSum> = Vec::with_capacity(SUM_BATCH);
         let mut empty_props = Vec::new();
         encode_props(&mut empty_props, &Props::new())?;
         let mut value = Vec::with_capacity(64);
-        let mut i = 0;
-        while i < adj.len() {
-            let a = adj[i];
+        let mut group = Vec::new();
+        while let Some(a) = adj.next() {
             let ty = a.kind >> 1;
             let t = self
                 .cat
                 .type_by_id(ty)
                 .ok_or_else(|| Error::invalid("bulk load", format!("edge type id {ty} vanished")))?;
             // Simple types: rows repeating the pair are adjacent; later rows merge over earlier.
-            let mut j = i + 1;
+            group.clear();
+            group.push(a);
             if !t.options.multi {
-                while j < adj.len() && adj[j].node == a.node && adj[j].kind == a.kind && adj[j].nbr == a.nbr {
-                    j += 1;
+                while let Some(b) = adj.next_if(|b| b.node == a.node && b.kind == a.kind && b.nbr == a.nbr) {
+                    group.push(b);
                 }
             }
             value.clear();
             put_len_prefixed(&mut value, self.keys.key(a.nbr));
-            let weight = self.merged(&adj[i..j], &empty_props, &mut value)?;
+            let weight = self.merged(&group, &empty_props, &mut value)?;
             let eid = if t.options.multi {
                 self.first_eid + u64::from(a.edge)
             } else {
@@ -655,25 +729,34 @@ impl Source<'_> {
                     s.edges += edges;
                     s.weight += w * f64::from(count);
                 }
-                _ => sums.push(LaneSum {
-                    node: a.node,
-                    ty,
-                    count,
-                    edges,
-                    weight: w * f64::from(count),
-                }),
+                last => {
+                    // A node's sums are complete once the next node starts: ship full batches.
+                    if last.is_some_and(|l| l.node != a.node) && sums.len() >= SUM_BATCH {
+                        let done = std::mem::replace(&mut sums, Vec::with_capacity(SUM_BATCH));
+                        sums_out.send(done).map_err(|_| stopped())?;
+                    }
+                    sums.push(LaneSum {
+                        node: a.node,
+                        ty,
+                        count,
+                        edges,
+                        weight: w * f64::from(count),
+                    })
+                }
             }
-            i = j;
         }
-        Ok(sums)
+        if !sums.is_empty() {
+            sums_out.send(sums).map_err(|_| stopped())?;
+        }
+        Ok(())
     }
 
     /// Sorts entries by (node, kind, neighbour, edge): an in-place counting sort by node
     /// (count, then permute along cycles, as American flag sort does: no second copy of the
     /// entries), then each node's few entries by comparison. Much faster than comparison
     /// sorting the whole array, and half the peak memory of a scatter into a new array.
-    fn sort(&self, adj: &mut [Adj]) {
-        let n = self.keys.len() as usize;
+    fn sort(adj: &mut [Adj], nodes: u32) {
+        let n = nodes as usize;
         let mut start = vec![0usize; n + 1];
         for a in adj.iter() {
             start[a.node as usize + 1] += 1;
@@ -735,20 +818,47 @@ impl Source<'_> {
     }
 }
 
-/// Writes each node's counters (one value for all its types) from the two directions' sums;
-/// returns the number of distinct edges per type.
-fn write_degrees(out: &[LaneSum], inn: &[LaneSum], src: &Source, run: &mut dyn BulkFile) -> Result<Vec<(TypeId, i64)>> {
+/// Batches of counter sums from one direction, read as one stream in node order.
+struct SumStream {
+    rx: Receiver<Vec<LaneSum>>,
+    batch: std::vec::IntoIter<LaneSum>,
+}
+
+impl Iterator for SumStream {
+    type Item = LaneSum;
+    fn next(&mut self) -> Option<LaneSum> {
+        loop {
+            if let Some(s) = self.batch.next() {
+                return Some(s);
+            }
+            self.batch = self.rx.recv().ok()?.into_iter();
+        }
+    }
+}
+
+/// Writes each node's counters (one value for all its types) from the two directions' sums,
+/// streamed while the runs are written; returns the number of distinct edges per type.
+fn write_degrees(
+    out: Receiver<Vec<LaneSum>>,
+    inn: Receiver<Vec<LaneSum>>,
+    src: &Source,
+    run: &mut dyn BulkFile,
+) -> Result<Vec<(TypeId, i64)>> {
+    let stream = |rx| SumStream {
+        rx,
+        batch: Vec::new().into_iter(),
+    };
+    let (mut out, mut inn) = (stream(out).peekable(), stream(inn).peekable());
     let mut per_type: FxHashMap<TypeId, i64> = FxHashMap::default();
-    let (mut i, mut j) = (0, 0);
-    while i < out.len() || j < inn.len() {
-        let node = match (out.get(i), inn.get(j)) {
+    loop {
+        let node = match (out.peek(), inn.peek()) {
             (Some(a), Some(b)) => a.node.min(b.node),
             (Some(a), None) => a.node,
             (None, Some(b)) => b.node,
             (None, None) => break,
         };
         let mut set = DegSet::default();
-        while let Some(s) = out.get(i).filter(|s| s.node == node) {
+        while let Some(s) = out.next_if(|s| s.node == node) {
             let undirected = src.cat.type_by_id(s.ty).is_some_and(|t| t.options.undirected);
             let (c, w) = (i64::from(s.count), s.weight);
             let d = if undirected {
@@ -766,22 +876,134 @@ fn write_degrees(out: &[LaneSum], inn: &[LaneSum], src: &Source, run: &mut dyn B
             };
             set.add(s.ty, &d);
             *per_type.entry(s.ty).or_default() += i64::from(s.edges);
-            i += 1;
         }
-        while let Some(s) = inn.get(j).filter(|s| s.node == node) {
+        while let Some(s) = inn.next_if(|s| s.node == node) {
             let d = Deg {
                 inn: i64::from(s.count),
                 in_w: s.weight,
                 ..Deg::default()
             };
             set.add(s.ty, &d);
-            j += 1;
         }
         run.put(&deg_key(src.base + u64::from(node)), &set.encode())?;
     }
     let mut v: Vec<(TypeId, i64)> = per_type.into_iter().collect();
     v.sort_unstable();
     Ok(v)
+}
+
+/// Writes one direction: its in-memory entries sorted, merged with its spilled runs if any.
+#[allow(clippy::too_many_arguments)]
+fn direction(
+    src: &Source,
+    runs: &[PathBuf],
+    adj: &mut [Adj],
+    nodes: u32,
+    run: &mut dyn BulkFile,
+    lane: Lane,
+    sums: SyncSender<Vec<LaneSum>>,
+) -> Result<()> {
+    Source::sort(adj, nodes);
+    if runs.is_empty() {
+        return src.adjacency(adj.iter().copied(), run, lane, sums);
+    }
+    let mut merged = RunMerge::open(runs, adj)?;
+    src.adjacency(&mut merged, run, lane, sums)?;
+    merged.error.take().map_or(Ok(()), Err)
+}
+
+/// Sorted runs of adjacency entries spilled to disk (16 bytes each, little-endian u32s).
+#[derive(Default)]
+struct Spilled {
+    out: Vec<PathBuf>,
+    inn: Vec<PathBuf>,
+}
+
+fn write_run(path: &std::path::Path, adj: &[Adj]) -> Result<()> {
+    let io = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path).map_err(io)?);
+    for a in adj {
+        let mut b = [0u8; 16];
+        b[..4].copy_from_slice(&a.node.to_le_bytes());
+        b[4..8].copy_from_slice(&a.kind.to_le_bytes());
+        b[8..12].copy_from_slice(&a.nbr.to_le_bytes());
+        b[12..].copy_from_slice(&a.edge.to_le_bytes());
+        w.write_all(&b).map_err(io)?;
+    }
+    w.flush().map_err(io)
+}
+
+/// The k-way merge, in sort order, of spilled runs and the sorted in-memory remainder (the
+/// source numbered `readers.len()`). A read error ends the stream and is kept in `error`.
+struct RunMerge<'a> {
+    readers: Vec<std::io::BufReader<std::fs::File>>,
+    rest: std::slice::Iter<'a, Adj>,
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<(Adj, usize)>>,
+    error: Option<Error>,
+}
+
+impl<'a> RunMerge<'a> {
+    fn open(paths: &[PathBuf], rest: &'a [Adj]) -> Result<RunMerge<'a>> {
+        let mut m = RunMerge {
+            readers: Vec::new(),
+            rest: rest.iter(),
+            heap: Default::default(),
+            error: None,
+        };
+        for p in paths {
+            let f = std::fs::File::open(p).map_err(|source| Error::Io {
+                path: p.clone(),
+                source,
+            })?;
+            m.readers.push(std::io::BufReader::with_capacity(1 << 18, f));
+        }
+        for i in 0..=m.readers.len() {
+            if let Some(a) = m.read(i) {
+                m.heap.push(std::cmp::Reverse((a, i)));
+            }
+        }
+        Ok(m)
+    }
+
+    fn read(&mut self, i: usize) -> Option<Adj> {
+        let Some(r) = self.readers.get_mut(i) else {
+            return self.rest.next().copied();
+        };
+        let mut b = [0u8; 16];
+        match r.read_exact(&mut b) {
+            Ok(()) => {
+                let u = |k: usize| u32::from_le_bytes([b[k], b[k + 1], b[k + 2], b[k + 3]]);
+                Some(Adj {
+                    node: u(0),
+                    kind: u(4),
+                    nbr: u(8),
+                    edge: u(12),
+                })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => None,
+            Err(e) => {
+                self.error = Some(Error::Io {
+                    path: PathBuf::from("a spilled adjacency run"),
+                    source: e,
+                });
+                None
+            }
+        }
+    }
+}
+
+impl Iterator for RunMerge<'_> {
+    type Item = Adj;
+    fn next(&mut self) -> Option<Adj> {
+        let std::cmp::Reverse((a, i)) = self.heap.pop()?;
+        if let Some(b) = self.read(i) {
+            self.heap.push(std::cmp::Reverse((b, i)));
+        }
+        Some(a)
+    }
 }
 
 impl Drop for BulkLoader<'_> {

@@ -130,7 +130,11 @@ fn apply_api(g: &Graph, rows: &[Row]) {
 }
 
 fn apply_bulk(g: &Graph, rows: &[Row]) -> BulkSummary {
-    let mut load = g.bulk_load(bulk_options()).unwrap();
+    apply_bulk_with(g, rows, bulk_options())
+}
+
+fn apply_bulk_with(g: &Graph, rows: &[Row], opts: BulkOptions) -> BulkSummary {
+    let mut load = g.bulk_load(opts).unwrap();
     for r in rows {
         match r {
             Row::Node(k, l, p) => load.add_node(k.clone(), l, p.clone()).unwrap(),
@@ -241,6 +245,28 @@ fn bulk_load_merges_into_a_store_with_data() {
                 s.nodes_merged > 0 && s.edges_replayed > 0 && s.nodes_created > 0,
                 "{s:?}"
             );
+            assert_same(&bulk, &api);
+        }
+    }
+}
+
+#[test]
+fn a_load_spilled_to_disk_in_many_runs_equals_upserts() {
+    for seed in 20..23 {
+        for (bulk, api, _dirs) in stores() {
+            let before = rows(seed, 150, 20, 100, 500);
+            for g in [&bulk, &api] {
+                define_types(g);
+                apply_api(g, &before);
+            }
+            let more = rows(seed + 100, 600, 80, 500, 6_000);
+            apply_api(&api, &more);
+            // 1 KiB of entries: a run every 64 entries, about 150 runs per direction.
+            let opts = BulkOptions {
+                memory_budget: 1024,
+                ..bulk_options()
+            };
+            apply_bulk_with(&bulk, &more, opts);
             assert_same(&bulk, &api);
         }
     }
