@@ -39,11 +39,11 @@ pub struct BulkOptions {
     pub type_options: FxHashMap<String, EdgeTypeOptions>,
     pub default_type: EdgeTypeOptions,
     /// Bytes of adjacency entries held in memory before a sorted run is spilled to disk
-    /// (0: the default, 256 MiB). Bounds an import's memory whatever its size.
+    /// (0: the default, 64 MiB). Bounds an import's memory whatever its size.
     pub memory_budget: usize,
 }
 
-const DEFAULT_BUDGET: usize = 256 << 20;
+const DEFAULT_BUDGET: usize = 64 << 20;
 /// Counter sums travel to the degree writer in batches of this many.
 const SUM_BATCH: usize = 8192;
 
@@ -756,8 +756,14 @@ impl Source<'_> {
     /// entries), then each node's few entries by comparison. Much faster than comparison
     /// sorting the whole array, and half the peak memory of a scatter into a new array.
     fn sort(adj: &mut [Adj], nodes: u32) {
+        // Offsets per node cost 8 bytes a node: for few entries over many nodes (the last
+        // buffer of a spilled load), a comparison sort is cheaper in time and memory.
+        if adj.len() < nodes as usize / 4 || adj.len() >= u32::MAX as usize {
+            adj.sort_unstable();
+            return;
+        }
         let n = nodes as usize;
-        let mut start = vec![0usize; n + 1];
+        let mut start = vec![0u32; n + 1];
         for a in adj.iter() {
             start[a.node as usize + 1] += 1;
         }
@@ -767,18 +773,20 @@ impl Source<'_> {
         let mut next = start.clone();
         for b in 0..n {
             while next[b] < start[b + 1] {
-                let d = adj[next[b]].node as usize;
+                let at = next[b] as usize;
+                let d = adj[at].node as usize;
                 if d == b {
                     next[b] += 1;
                 } else {
-                    adj.swap(next[b], next[d]);
+                    adj.swap(at, next[d] as usize);
                     next[d] += 1;
                 }
             }
         }
+        drop(next);
         for w in start.windows(2) {
             if w[1] - w[0] > 1 {
-                adj[w[0]..w[1]].sort_unstable();
+                adj[w[0] as usize..w[1] as usize].sort_unstable();
             }
         }
     }
