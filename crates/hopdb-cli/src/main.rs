@@ -44,7 +44,8 @@ enum Cmd {
         json: bool,
     },
     /// Bulk-load files into a store (new or not), atomically: neo4j-admin CSV node and
-    /// relationship files, or plain edge lists; gzip is read transparently.
+    /// relationship files, plain edge lists, Parquet/Arrow tables, a LightRAG GraphML graph or a
+    /// GraphRAG output directory; gzip is read transparently.
     Import(Box<import_cmd::ImportArgs>),
     /// Write a store's graph as files that `hopdb import --from-export` reads back exactly:
     /// neo4j-admin CSV (default) or Parquet, plus manifest.json. Works while a writer runs.
