@@ -12,9 +12,9 @@ use hopdb_algo::Csr;
 /// The datasets directory ($HOPDB_DATASETS, else ../shared/datasets beside the checkout), or
 /// `None` after printing why the test is skipped.
 pub fn datasets() -> Option<PathBuf> {
-    let dir = std::env::var_os("HOPDB_DATASETS").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets")
-    });
+    let dir = std::env::var_os("HOPDB_DATASETS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"));
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -73,14 +73,23 @@ pub fn load_edge_list(file: &Path, skip: usize, weight_col: Option<usize>) -> Lo
     for line in BufReader::new(reader).lines() {
         let line = line.unwrap();
         let t = line.trim();
-        if t.is_empty() || t.starts_with('#') || t.starts_with('%') || t.starts_with("c ") || t.starts_with("p ") {
+        if t.is_empty()
+            || t.starts_with('#')
+            || t.starts_with('%')
+            || t == "c"
+            || t.starts_with("c ")
+            || t.starts_with("p ")
+        {
             continue;
         }
         if skipped < skip {
             skipped += 1;
             continue;
         }
-        let mut cols: Vec<&str> = t.split(|c: char| c.is_whitespace() || c == ',').filter(|c| !c.is_empty()).collect();
+        let mut cols: Vec<&str> = t
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|c| !c.is_empty())
+            .collect();
         if cols.first() == Some(&"a") {
             cols.remove(0);
         }
@@ -91,14 +100,21 @@ pub fn load_edge_list(file: &Path, skip: usize, weight_col: Option<usize>) -> Lo
             w.push(cols[c].parse::<f64>().unwrap());
         }
     }
-    Loaded { n: ids.len() as u32, edges, weights, ids }
+    Loaded {
+        n: ids.len() as u32,
+        edges,
+        weights,
+        ids,
+    }
 }
 
 /// Runs `tests/reference/<script>` with python3 and parses the JSON it prints. Panics with a
 /// clear message when python3 or its packages (networkx, igraph, leidenalg: installed by
 /// scripts/setup.sh) are missing: a cross-check that cannot run must not pass.
 pub fn reference(script: &str, args: &[&str]) -> serde_json::Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference").join(script);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/reference")
+        .join(script);
     let out = Command::new("python3")
         .arg(&path)
         .args(args)
