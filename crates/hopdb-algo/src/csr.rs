@@ -9,21 +9,47 @@ pub enum CsrError {
     NodeOutOfRange { index: usize, src: u32, dst: u32, n: u32 },
     #[error("{weights} weights for {edges} edges")]
     WeightCount { weights: usize, edges: usize },
+    #[error("{ids} edge ids for {edges} edges")]
+    IdCount { ids: usize, edges: usize },
 }
 
 /// One direction of adjacency over nodes `0..n`: the neighbours of `v` are
 /// `targets[offsets[v]..offsets[v + 1]]`, sorted ascending, multi-edges and self-loops kept.
-/// Weights, when present, are parallel to `targets`.
+/// Weights and edge ids, when present, are parallel to `targets`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Csr {
     offsets: Vec<u64>,
     targets: Vec<u32>,
     weights: Option<Vec<f64>>,
+    /// Stable identity of each edge, shared by every view of it (out, in, undirected), so a
+    /// traversal over several views can tell "same relationship" (openCypher uniqueness).
+    edge_ids: Option<Vec<u64>>,
 }
 
 impl Csr {
     /// Builds from an edge list by counting sort (O(n + m), no comparison sort of all edges).
     pub fn from_edges(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>) -> Result<Csr, CsrError> {
+        Csr::build(n, edges, weights, None)
+    }
+
+    /// Like [`Csr::from_edges`], also keeping `ids[i]` as the identity of `edges[i]`; the ids
+    /// travel with the edge through [`Csr::transpose`] and [`Csr::undirected`].
+    pub fn from_edges_with_ids(
+        n: u32,
+        edges: &[(u32, u32)],
+        weights: Option<&[f64]>,
+        ids: &[u64],
+    ) -> Result<Csr, CsrError> {
+        if ids.len() != edges.len() {
+            return Err(CsrError::IdCount {
+                ids: ids.len(),
+                edges: edges.len(),
+            });
+        }
+        Csr::build(n, edges, weights, Some(ids))
+    }
+
+    fn build(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>, ids: Option<&[u64]>) -> Result<Csr, CsrError> {
         if let Some(w) = weights {
             if w.len() != edges.len() {
                 return Err(CsrError::WeightCount {
@@ -45,6 +71,7 @@ impl Csr {
         let mut cursor: Vec<u64> = offsets[..n as usize].to_vec();
         let mut targets = vec![0u32; edges.len()];
         let mut ws = weights.map(|_| vec![0f64; edges.len()]);
+        let mut is = ids.map(|_| vec![0u64; edges.len()]);
         for (i, &(src, dst)) in edges.iter().enumerate() {
             let at = cursor[src as usize] as usize;
             cursor[src as usize] += 1;
@@ -52,44 +79,137 @@ impl Csr {
             if let (Some(out), Some(w)) = (ws.as_mut(), weights) {
                 out[at] = w[i];
             }
+            if let (Some(out), Some(id)) = (is.as_mut(), ids) {
+                out[at] = id[i];
+            }
         }
         let mut csr = Csr {
             offsets,
             targets,
             weights: ws,
+            edge_ids: is,
         };
         csr.sort_rows();
         Ok(csr)
     }
 
-    /// Sorts each row by target (weights follow), so neighbour lists are deterministic.
+    /// Sorts each row by target (then weight, then id; weights and ids follow), so neighbour
+    /// lists are deterministic whatever order the edges came in.
     fn sort_rows(&mut self) {
+        if self.weights.is_none() && self.edge_ids.is_none() {
+            for v in 0..self.node_count() as usize {
+                let (lo, hi) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
+                self.targets[lo..hi].sort_unstable();
+            }
+            return;
+        }
+        let mut row: Vec<(u32, f64, u64)> = Vec::new();
         for v in 0..self.node_count() as usize {
             let (lo, hi) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
-            match self.weights.as_mut() {
-                None => self.targets[lo..hi].sort_unstable(),
-                Some(w) => {
-                    let mut row: Vec<(u32, f64)> = self.targets[lo..hi]
-                        .iter()
-                        .copied()
-                        .zip(w[lo..hi].iter().copied())
-                        .collect();
-                    row.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
-                    for (k, (t, wt)) in row.into_iter().enumerate() {
-                        self.targets[lo + k] = t;
-                        w[lo + k] = wt;
-                    }
+            row.clear();
+            for k in lo..hi {
+                let w = self.weights.as_ref().map_or(0.0, |w| w[k]);
+                let id = self.edge_ids.as_ref().map_or(0, |i| i[k]);
+                row.push((self.targets[k], w, id));
+            }
+            row.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2)));
+            for (k, &(t, w, id)) in row.iter().enumerate() {
+                self.targets[lo + k] = t;
+                if let Some(ws) = self.weights.as_mut() {
+                    ws[lo + k] = w;
+                }
+                if let Some(is) = self.edge_ids.as_mut() {
+                    is[lo + k] = id;
                 }
             }
         }
     }
 
-    /// The reverse direction (in-edges become out-edges), weights carried along.
+    /// The reverse direction (in-edges become out-edges), weights and edge ids carried along.
     pub fn transpose(&self) -> Csr {
         let edges: Vec<(u32, u32)> = self.edges().map(|(s, d)| (d, s)).collect();
         let n = self.node_count();
         // In range by construction: every endpoint came from this projection.
-        Csr::from_edges(n, &edges, self.weights.as_deref()).unwrap_or_else(|_| unreachable!())
+        Csr::build(n, &edges, self.weights.as_deref(), self.edge_ids.as_deref()).unwrap_or_else(|_| unreachable!())
+    }
+
+    /// Both directions in one view: edge `u -> v` appears in row `u` (to `v`) and row `v` (to
+    /// `u`), so a self-loop appears twice in its row, as in igraph's and NetworkX's undirected
+    /// degree. Weights follow; ids are this projection's ids, or else its edge positions, so
+    /// both copies of an edge share one id (openCypher `-[]-` must not use it twice).
+    pub fn undirected(&self) -> Csr {
+        let m = self.targets.len();
+        let mut edges = Vec::with_capacity(2 * m);
+        let mut ws = self.weights.as_ref().map(|_| Vec::with_capacity(2 * m));
+        let mut ids = Vec::with_capacity(2 * m);
+        for (k, (s, d)) in self.edges().enumerate() {
+            let id = self.edge_ids.as_ref().map_or(k as u64, |i| i[k]);
+            edges.push((s, d));
+            edges.push((d, s));
+            ids.push(id);
+            ids.push(id);
+            if let (Some(out), Some(w)) = (ws.as_mut(), self.weights.as_ref()) {
+                out.push(w[k]);
+                out.push(w[k]);
+            }
+        }
+        Csr::build(self.node_count(), &edges, ws.as_deref(), Some(&ids)).unwrap_or_else(|_| unreachable!())
+    }
+
+    /// The simple undirected graph underneath (NetworkX's `nx.Graph(edges)`): each neighbour
+    /// once per row, both directions, self-loops kept once or dropped; no weights or ids.
+    pub fn simple_undirected(&self, keep_self_loops: bool) -> Csr {
+        let n = self.node_count() as usize;
+        let mut offsets = vec![0u64; n + 1];
+        for (s, d) in self.edges() {
+            if s != d {
+                offsets[s as usize + 1] += 1;
+                offsets[d as usize + 1] += 1;
+            } else if keep_self_loops {
+                offsets[s as usize + 1] += 1;
+            }
+        }
+        for i in 0..n {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut cursor: Vec<u64> = offsets[..n].to_vec();
+        let mut targets = vec![0u32; offsets[n] as usize];
+        for (s, d) in self.edges() {
+            if s == d && !keep_self_loops {
+                continue;
+            }
+            targets[cursor[s as usize] as usize] = d;
+            cursor[s as usize] += 1;
+            if s != d {
+                targets[cursor[d as usize] as usize] = s;
+                cursor[d as usize] += 1;
+            }
+        }
+        // Sort and deduplicate each row, compacting in place.
+        let mut out_offsets = vec![0u64; n + 1];
+        let mut write = 0usize;
+        for v in 0..n {
+            let (lo, hi) = (offsets[v] as usize, offsets[v + 1] as usize);
+            targets[lo..hi].sort_unstable();
+            let mut last = None;
+            for k in lo..hi {
+                let t = targets[k];
+                if last != Some(t) {
+                    targets[write] = t;
+                    write += 1;
+                    last = Some(t);
+                }
+            }
+            out_offsets[v + 1] = write as u64;
+        }
+        targets.truncate(write);
+        targets.shrink_to_fit();
+        Csr {
+            offsets: out_offsets,
+            targets,
+            weights: None,
+            edge_ids: None,
+        }
     }
 
     pub fn node_count(&self) -> u32 {
@@ -118,6 +238,28 @@ impl Csr {
         self.weights.is_some()
     }
 
+    /// Edge ids parallel to [`Csr::neighbors`], or `None` when built without ids.
+    pub fn edge_ids(&self, v: u32) -> Option<&[u64]> {
+        let (lo, hi) = (self.offsets[v as usize] as usize, self.offsets[v as usize + 1] as usize);
+        self.edge_ids.as_ref().map(|i| &i[lo..hi])
+    }
+
+    pub fn has_edge_ids(&self) -> bool {
+        self.edge_ids.is_some()
+    }
+
+    /// The identity of the `i`-th edge of row `v`: its id, or else its position in this view
+    /// (unique within one view only).
+    pub fn edge_key(&self, v: u32, i: usize) -> u64 {
+        let at = self.offsets[v as usize] as usize + i;
+        self.edge_ids.as_ref().map_or(at as u64, |ids| ids[at])
+    }
+
+    /// Where row `v` starts in the flat edge arrays (for per-edge side tables).
+    pub fn row_start(&self, v: u32) -> u64 {
+        self.offsets[v as usize]
+    }
+
     /// Every edge as (source, target), in row order.
     pub fn edges(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         (0..self.node_count()).flat_map(move |v| self.neighbors(v).iter().map(move |&t| (v, t)))
@@ -125,7 +267,35 @@ impl Csr {
 
     /// Heap bytes held by the projection.
     pub fn memory_bytes(&self) -> usize {
-        self.offsets.len() * 8 + self.targets.len() * 4 + self.weights.as_ref().map_or(0, |w| w.len() * 8)
+        self.offsets.len() * 8
+            + self.targets.len() * 4
+            + self.weights.as_ref().map_or(0, |w| w.len() * 8)
+            + self.edge_ids.as_ref().map_or(0, |i| i.len() * 8)
+    }
+}
+
+/// Both adjacency directions of one graph, sharing edge ids (edge `i` of the input has id `i`),
+/// which is what traversals with direction "in" or "both" and path uniqueness need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projection {
+    pub out: Csr,
+    pub inc: Csr,
+}
+
+impl Projection {
+    pub fn from_edges(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>) -> Result<Projection, CsrError> {
+        let ids: Vec<u64> = (0..edges.len() as u64).collect();
+        let out = Csr::from_edges_with_ids(n, edges, weights, &ids)?;
+        let inc = out.transpose();
+        Ok(Projection { out, inc })
+    }
+
+    pub fn node_count(&self) -> u32 {
+        self.out.node_count()
+    }
+
+    pub fn memory_bytes(&self) -> usize {
+        self.out.memory_bytes() + self.inc.memory_bytes()
     }
 }
 
@@ -144,6 +314,32 @@ mod tests {
         assert_eq!(t.neighbors(1), &[0, 0]);
         assert_eq!(t.neighbors(0), &[2]);
         assert_eq!(t.neighbors(2), &[0]);
+    }
+
+    #[test]
+    fn ids_follow_edges_through_views() {
+        let csr = Csr::from_edges_with_ids(3, &[(0, 2), (0, 1), (2, 2), (1, 0)], None, &[10, 11, 12, 13]).unwrap();
+        assert_eq!(csr.edge_ids(0).unwrap(), &[11, 10]);
+        let t = csr.transpose();
+        assert_eq!(t.neighbors(0), &[1]);
+        assert_eq!(t.edge_ids(0).unwrap(), &[13]);
+        assert_eq!(t.edge_ids(2).unwrap(), &[10, 12]);
+        let u = csr.undirected();
+        assert_eq!(u.neighbors(0), &[1, 1, 2]);
+        assert_eq!(u.edge_ids(0).unwrap(), &[11, 13, 10]);
+        assert_eq!(u.neighbors(2), &[0, 2, 2]);
+        assert_eq!(u.edge_ids(2).unwrap(), &[10, 12, 12]);
+        let s = csr.simple_undirected(true);
+        assert_eq!(s.neighbors(0), &[1, 2]);
+        assert_eq!(s.neighbors(2), &[0, 2]);
+        assert_eq!(csr.simple_undirected(false).neighbors(2), &[0]);
+        assert_eq!(
+            Csr::from_edges_with_ids(2, &[(0, 1)], None, &[]),
+            Err(CsrError::IdCount { ids: 0, edges: 1 })
+        );
+        let p = Projection::from_edges(3, &[(0, 1), (0, 1)], None).unwrap();
+        assert_eq!(p.inc.edge_ids(1).unwrap(), &[0, 1]);
+        assert_eq!(p.out.edge_key(0, 1), 1);
     }
 
     #[test]
