@@ -7,7 +7,6 @@
 //! (`endpoints=False`). Sources run in parallel (rayon) in fixed chunks summed in a fixed
 //! order, so results do not depend on the thread count.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use rand::seq::index;
@@ -18,6 +17,7 @@ use rayon::prelude::*;
 use crate::community::Tick;
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
+use crate::util::HeapEntry as Entry;
 
 /// Which edges a node's degree counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -398,26 +398,5 @@ impl Work {
                 }
             }
         }
-    }
-}
-
-/// Min-heap entry by distance (then node, for a deterministic order).
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Entry {
-    dist: f64,
-    node: u32,
-}
-
-impl Eq for Entry {}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.dist.total_cmp(&self.dist).then(other.node.cmp(&self.node))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }

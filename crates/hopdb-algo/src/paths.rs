@@ -1,12 +1,11 @@
 //! Shortest paths: BFS hop distances, bidirectional BFS between two nodes, Dijkstra, and the
 //! full set of unweighted shortest paths between two nodes.
 
-use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
-use crate::util::{check_node, u32s, view_nodes, BitSet, Ticker, NONE};
+use crate::util::{check_node, u32s, view_nodes, BitSet, HeapEntry as Entry, Ticker, NONE};
 
 /// Hop distance from `start` to every node over `views` (`u32::MAX` when unreachable or
 /// beyond `max_depth`).
@@ -122,27 +121,6 @@ fn join(pred_f: &[u32], pred_b: &[u32], meet: u32, source: u32, target: u32) -> 
         path.push(v);
     }
     path
-}
-
-/// A heap entry ordered so that `BinaryHeap` pops the smallest distance, then smallest node.
-#[derive(PartialEq)]
-struct Entry {
-    dist: f64,
-    node: u32,
-}
-
-impl Eq for Entry {}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.dist.total_cmp(&self.dist).then(other.node.cmp(&self.node))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
 }
 
 /// Dijkstra from `source`, stopping once `target` is settled. Returns (distances, parents).

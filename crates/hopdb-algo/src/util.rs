@@ -96,3 +96,25 @@ pub(crate) fn view_nodes(views: &[&Csr]) -> Result<u32, AlgoError> {
 pub(crate) fn u32s(len: usize) -> usize {
     len * 4
 }
+
+/// A Dijkstra heap entry ordered so that `BinaryHeap` pops the smallest distance first, then
+/// the smallest node (a deterministic order).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct HeapEntry {
+    pub dist: f64,
+    pub node: u32,
+}
+
+impl Eq for HeapEntry {}
+
+impl Ord for HeapEntry {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.dist.total_cmp(&self.dist).then(other.node.cmp(&self.node))
+    }
+}
+
+impl PartialOrd for HeapEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
