@@ -148,6 +148,21 @@ pub(crate) struct Run<'a, 'g> {
 }
 
 impl Run<'_, '_> {
+    /// Adds a parsed node row; a duplicate id or an invalid value is a bad entry of its line.
+    pub(crate) fn add_node(&mut self, key: NodeKey, labels: &[&str], props: Props, ctx: &RowCtx) -> Result<()> {
+        match self.load.add_node(key, labels, props) {
+            Ok(()) => Ok(()),
+            Err(StoreError::DuplicateNode { key }) => self.bad.bad(
+                BadKind::DuplicateNode,
+                ctx.file,
+                ctx.line,
+                None,
+                format!("node id {key} is defined twice"),
+            ),
+            Err(e) => ctx.malformed(&mut self.bad, None, e.to_string()),
+        }
+    }
+
     pub(crate) fn tick(&self) {
         self.progress
             .update(self.bytes.load(Ordering::Relaxed), self.load.rows());
@@ -484,17 +499,7 @@ fn node_row(run: &mut Run, h: &Header, fields: &[&str], spec_labels: &[String], 
         return ctx.malformed(&mut run.bad, column_name(h, i), e);
     }
     let Some(key) = key else { return Ok(()) };
-    match run.load.add_node(key, &labels, props) {
-        Ok(()) => Ok(()),
-        Err(StoreError::DuplicateNode { key }) => run.bad.bad(
-            BadKind::DuplicateNode,
-            ctx.file,
-            ctx.line,
-            None,
-            format!("node id {key} is defined twice"),
-        ),
-        Err(e) => ctx.malformed(&mut run.bad, None, e.to_string()),
-    }
+    run.add_node(key, &labels, props, ctx)
 }
 
 fn rel_row(run: &mut Run, h: &Header, fields: &[&str], spec_type: Option<&str>, ctx: &RowCtx) -> Result<()> {

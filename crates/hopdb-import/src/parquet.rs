@@ -487,17 +487,7 @@ fn node_row(
     };
     extra(&mut props);
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-    match run.load.add_node(key, &labels, props) {
-        Ok(()) => Ok(()),
-        Err(StoreError::DuplicateNode { key }) => run.bad.bad(
-            BadKind::DuplicateNode,
-            ctx.file,
-            ctx.line,
-            None,
-            format!("node id {key} is defined twice"),
-        ),
-        Err(e) => ctx.malformed(&mut run.bad, None, e.to_string()),
-    }
+    run.add_node(key, &labels, props, ctx)
 }
 
 fn edge_row(
