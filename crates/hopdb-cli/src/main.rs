@@ -10,6 +10,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+mod deep_bench;
 mod import_cmd;
 
 #[derive(Parser)]
@@ -82,6 +83,10 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Time the study's deep queries on a store: Q8 (nodes within 1..4 hops of an entity,
+    /// LIMIT 100) and Q11 (shortest path between two entities), on seeds from a JSON file;
+    /// writes every answer and latency as JSON (bench/deep/run.py drives it beside the peers).
+    BenchDeep(deep_bench::DeepArgs),
     /// Write the LightRAG-shaped knowledge graph of the eight-engine GraphRAG study as
     /// neo4j-admin import CSV files (documents, chunks, entities, HAS_CHUNK, MENTIONS).
     Generate {
@@ -135,6 +140,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Check { dir, json } => check(&dir, json),
         Cmd::Generate { out, scale, seed } => generate(&out, scale, seed),
         Cmd::Import(a) => import_cmd::run(&a),
+        Cmd::BenchDeep(a) => deep_bench::run(&a),
         Cmd::Export { dir, out, format, json } => import_cmd::export(&dir, &out, &format, json),
         Cmd::Backup { dir, out, json } => copy_store(&dir, &out, json, "backup"),
         Cmd::Restore { backup, dir, json } => copy_store(&backup, &dir, json, "restore"),

@@ -606,6 +606,7 @@ impl<'g> BulkLoader<'g> {
         engine.ingest(parts)?;
         crash_point("mid-ingest");
         engine.ingest(rest)?;
+        self.g.bump_version();
         crash_point("after-ingest");
         const REPLAY_CHUNK: usize = 50_000;
         for (i, r) in std::mem::take(&mut self.replay).into_iter().enumerate() {

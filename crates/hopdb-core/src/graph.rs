@@ -42,6 +42,8 @@ pub(crate) struct Inner {
     /// A bulk load failed half-committed: writes are refused until the store is reopened
     /// (and so rolled back).
     bulk_failed: std::sync::atomic::AtomicBool,
+    /// Bumped after every commit and bulk ingestion becomes visible (see [`Graph::version`]).
+    version: std::sync::atomic::AtomicU64,
 }
 
 impl Inner {
@@ -50,6 +52,10 @@ impl Inner {
     }
     pub(crate) fn set_catalog(&self, c: Arc<Catalog>) {
         *self.catalog.write() = c;
+    }
+    /// Called once a commit or ingestion is visible to new snapshots.
+    pub(crate) fn bump_version(&self) {
+        self.version.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
     pub(crate) fn fail_after_bulk(&self) {
         self.bulk_failed.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -264,6 +270,7 @@ impl Graph {
                 }),
                 fail_commits: Default::default(),
                 bulk_failed: Default::default(),
+                version: Default::default(),
             }),
         })
     }
@@ -291,13 +298,26 @@ impl Graph {
         Ok(WriteTxn::new(&self.inner, state))
     }
 
+    /// A counter that moves whenever a commit or bulk load lands through this handle (or a
+    /// clone of it). Snapshots carry the version they were taken at ([`ReadTxn::version`]);
+    /// derived data such as an algorithm projection compares the two to know it is stale.
+    /// Writes by another process (a read-only open watching a writer) do not move it.
+    pub fn version(&self) -> u64 {
+        self.inner.version.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     pub(crate) fn inner(&self) -> &Inner {
         &self.inner
     }
 
     /// A consistent read snapshot: later writes are invisible to it.
     pub fn read(&self) -> ReadTxn {
+        // The version is read before the snapshot is taken, so the snapshot holds at least
+        // every commit up to it: a projection tagged with it can look stale, never fresh
+        // while missing a commit.
+        let version = self.version();
         ReadTxn {
+            version,
             kv: self.inner.engine.snapshot(),
             cat: self.inner.catalog(),
             g: self.inner.clone(),
@@ -517,7 +537,7 @@ pub struct ViewGuard<'a> {
 }
 
 impl ViewGuard<'_> {
-    fn v(&self) -> View<'_> {
+    pub(crate) fn v(&self) -> View<'_> {
         View {
             kv: self.kv,
             cat: &self.cat,
@@ -535,8 +555,9 @@ macro_rules! delegate_view {
 
 /// A consistent snapshot of the store. Reads through it all see the same state.
 pub struct ReadTxn {
-    kv: Arc<dyn KvRead>,
-    cat: Arc<Catalog>,
+    pub(crate) version: u64,
+    pub(crate) kv: Arc<dyn KvRead>,
+    pub(crate) cat: Arc<Catalog>,
     g: Arc<Inner>,
 }
 

@@ -451,24 +451,7 @@ impl View<'_> {
 
     /// Visits live nodes in id order starting at `from`, until `f` returns false.
     pub(crate) fn scan_nodes(&self, from: NodeId, f: &mut dyn FnMut(NodeId, NodeRec) -> bool) -> Result<()> {
-        let mut err = None;
-        self.kv.scan(
-            Cf::Nodes,
-            &[],
-            &id_bytes(from),
-            &mut |k, v| match (parse_id(k), NodeRec::decode(v)) {
-                (Some(id), Ok(rec)) => f(id, rec),
-                (_, Err(e)) => {
-                    err = Some(e);
-                    false
-                }
-                (None, _) => {
-                    err = Some(corrupt_rec("node id"));
-                    false
-                }
-            },
-        )?;
-        err.map_or(Ok(()), Err)
+        scan_node_records(self.kv, from, NodeRec::decode, f)
     }
 
     pub(crate) fn nodes_with_label(&self, label: &str, limit: Option<usize>) -> Result<Vec<NodeKey>> {
@@ -503,4 +486,31 @@ pub(crate) fn corrupt_rec(what: &str) -> Error {
         context: "reading",
         detail: format!("malformed {what}"),
     }
+}
+
+/// Visits the node records from id `from` on, decoded by `decode`, until `f` returns false.
+pub(crate) fn scan_node_records<T>(
+    kv: &dyn KvRead,
+    from: NodeId,
+    decode: impl Fn(&[u8]) -> Result<T>,
+    f: &mut dyn FnMut(NodeId, T) -> bool,
+) -> Result<()> {
+    let mut err = None;
+    kv.scan(
+        Cf::Nodes,
+        &[],
+        &id_bytes(from),
+        &mut |k, v| match (parse_id(k), decode(v)) {
+            (Some(id), Ok(rec)) => f(id, rec),
+            (_, Err(e)) => {
+                err = Some(e);
+                false
+            }
+            (None, _) => {
+                err = Some(corrupt_rec("node id"));
+                false
+            }
+        },
+    )?;
+    err.map_or(Ok(()), Err)
 }

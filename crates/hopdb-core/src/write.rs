@@ -952,6 +952,7 @@ impl<'g> WriteTxn<'g> {
             return Err(e);
         }
         // Published only now that the batch is durable.
+        self.g.bump_version();
         self.state.next_node = self.next_node;
         self.state.next_edge = self.next_edge;
         for (k, id) in self.new_keys.drain() {

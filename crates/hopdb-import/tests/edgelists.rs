@@ -9,19 +9,9 @@ use hopdb_core::{Direction, Graph, GraphRead, NodeKey};
 use hopdb_import::{import, EdgeList, ImportSpec, NoProgress};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn datasets() -> Option<PathBuf> {
-    let dir = std::env::var_os("HOPDB_DATASETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: no datasets at {} (set HOPDB_DATASETS)", dir.display());
-        None
-    }
-}
+use hopdb_testdata::datasets;
 
 struct Case {
     file: &'static str,

@@ -23,20 +23,10 @@ use hopdb_import::{import, BadPolicy, ImportError, ImportSpec, NoProgress};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
-fn datasets() -> Option<PathBuf> {
-    let dir = std::env::var_os("HOPDB_DATASETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: no datasets at {} (set HOPDB_DATASETS)", dir.display());
-        None
-    }
-}
+use hopdb_testdata::datasets;
 
 fn p(pairs: Vec<(&str, Value)>) -> Props {
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()

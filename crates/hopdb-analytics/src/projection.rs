@@ -1,0 +1,303 @@
+//! The CSR projection of one store snapshot (decision 0010): nodes numbered densely in id
+//! order, edges in both directions plus a symmetric view, weights when asked for, and the
+//! store version it was built at so nobody uses it once the store has moved on.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use hopdb_algo::{Control, Csr};
+use hopdb_core::{NodeId, NodeKey, ReadTxn, TypeFilter};
+
+use crate::error::{AnalyticsError, Result};
+
+/// What to project.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct ProjectionSpec {
+    /// Edge types to keep (`None`: all).
+    pub types: Option<Vec<String>>,
+    /// Keep edge weights (an edge without one counts 1.0, as in the degree counters).
+    pub weighted: bool,
+}
+
+impl ProjectionSpec {
+    pub fn all() -> ProjectionSpec {
+        ProjectionSpec::default()
+    }
+    pub fn weighted() -> ProjectionSpec {
+        ProjectionSpec {
+            types: None,
+            weighted: true,
+        }
+    }
+}
+
+/// How a projection was built.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BuildInfo {
+    pub seconds: f64,
+    /// Heap bytes held (CSR arrays, keys, id maps).
+    pub bytes: usize,
+    pub nodes: u32,
+    /// Edges as stored (an undirected edge counts once).
+    pub edges: u64,
+    pub version: u64,
+}
+
+/// A read-only CSR image of a snapshot. Cheap to share (`Arc`) between queries and threads.
+pub struct GraphProjection {
+    spec: ProjectionSpec,
+    info: BuildInfo,
+    /// dense index -> node id / key.
+    ids: Vec<NodeId>,
+    keys: Vec<NodeKey>,
+    /// node id -> dense index (`u32::MAX`: not a live node when built).
+    dense: Vec<u32>,
+    /// Edge `i` of the snapshot (in scan order) has id `i` in every view.
+    pub(crate) out: Csr,
+    pub(crate) inc: Csr,
+    /// Both directions in one view (each edge in both rows, one id).
+    pub(crate) both: Csr,
+    /// Each node's position in key order (LightRAG's tie-break), computed on first use.
+    key_rank: std::sync::OnceLock<Vec<u32>>,
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl GraphProjection {
+    /// Builds from a snapshot: one scan of the node records (keys only) and one of the
+    /// outgoing adjacency (properties never decoded; weights only when asked for).
+    pub fn build(txn: &ReadTxn, spec: &ProjectionSpec, ctrl: &Control) -> Result<GraphProjection> {
+        let started = Instant::now();
+        let mut ids = Vec::new();
+        let mut keys = Vec::new();
+        let mut dense: Vec<u32> = Vec::new();
+        let mut stop = None;
+        txn.scan_node_keys(&mut |id, key| {
+            if ids.len().is_multiple_of(65_536) {
+                if let Err(e) = ctrl.check() {
+                    stop = Some(e);
+                    return false;
+                }
+            }
+            let Ok(at) = usize::try_from(id) else { return true };
+            if dense.len() <= at {
+                dense.resize(at + 1, ABSENT);
+            }
+            dense[at] = ids.len() as u32;
+            ids.push(id);
+            keys.push(key);
+            true
+        })?;
+        if let Some(e) = stop {
+            return Err(e.into());
+        }
+        if ids.len() >= ABSENT as usize {
+            return Err(AnalyticsError::TooLarge(format!(
+                "{} nodes; projections hold at most {}",
+                ids.len(),
+                ABSENT - 1
+            )));
+        }
+        let filter = txn.type_filter(
+            spec.types
+                .as_ref()
+                .map(|t| t.iter().map(String::as_str).collect::<Vec<_>>())
+                .as_deref(),
+        );
+        let undirected: Vec<bool> = {
+            let types = txn.edge_type_ids();
+            let max = types.iter().map(|t| t.0 as usize + 1).max().unwrap_or(0);
+            let mut u = vec![false; max];
+            for (id, _, und) in types {
+                u[id as usize] = und;
+            }
+            u
+        };
+        let keep = |ty: u32| match &filter {
+            TypeFilter::All => true,
+            TypeFilter::Only(list) => list.contains(&ty),
+        };
+        let index = |id: NodeId| dense.get(id as usize).copied().filter(|&d| d != ABSENT);
+        // Each stored edge once (id = position), and which of them are undirected.
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut weights: Vec<f64> = Vec::new();
+        let mut undirected_at: Vec<usize> = Vec::new();
+        let mut fail = None;
+        txn.scan_out_edges(&mut |a| {
+            if edges.len().is_multiple_of(65_536) {
+                if let Err(e) = ctrl.check() {
+                    fail = Some(AnalyticsError::from(e));
+                    return false;
+                }
+            }
+            // An undirected edge is stored from both ends; take it once, from its lower end.
+            let und = undirected.get(a.ty as usize).copied().unwrap_or(false);
+            if !keep(a.ty) || (und && a.node > a.nbr) {
+                return true;
+            }
+            let (Some(s), Some(d)) = (index(a.node), index(a.nbr)) else {
+                fail = Some(AnalyticsError::Store(hopdb_core::Error::Corruption {
+                    path: Default::default(),
+                    detail: format!("edge {} -> {} names a node that does not exist", a.node, a.nbr),
+                }));
+                return false;
+            };
+            if spec.weighted {
+                match a.weight() {
+                    Ok(w) => weights.push(w.unwrap_or(1.0)),
+                    Err(e) => {
+                        fail = Some(e.into());
+                        return false;
+                    }
+                }
+            }
+            if und && s != d {
+                undirected_at.push(edges.len());
+            }
+            edges.push((s, d));
+            true
+        })?;
+        if let Some(e) = fail {
+            return Err(e);
+        }
+        ctrl.check()?;
+        let n = ids.len() as u32;
+        let stored = edges.len() as u64;
+        let mut edge_ids: Vec<u64> = (0..stored).collect();
+        let w = spec.weighted.then_some(weights.as_slice());
+        // The symmetric view: every edge in both rows, one id.
+        let both = Csr::from_edges_with_ids(n, &edges, w, &edge_ids)?.undirected();
+        // The directed views: an undirected edge can be walked both ways, so `out` (and
+        // `inc`) hold its reverse copy too, under the same id.
+        for &i in &undirected_at {
+            let (s, d) = edges[i];
+            edges.push((d, s));
+            edge_ids.push(i as u64);
+            if spec.weighted {
+                weights.push(weights[i]);
+            }
+        }
+        let w = spec.weighted.then_some(weights.as_slice());
+        let out = Csr::from_edges_with_ids(n, &edges, w, &edge_ids)?;
+        drop((edges, edge_ids, weights));
+        let inc = out.transpose();
+        let mut p = GraphProjection {
+            spec: spec.clone(),
+            info: BuildInfo {
+                seconds: 0.0,
+                bytes: 0,
+                nodes: n,
+                edges: stored,
+                version: txn.version(),
+            },
+            ids,
+            keys,
+            dense,
+            out,
+            inc,
+            both,
+            key_rank: Default::default(),
+        };
+        p.info.bytes = p.memory_bytes();
+        p.info.seconds = started.elapsed().as_secs_f64();
+        tracing::info!(
+            nodes = p.info.nodes,
+            edges = p.info.edges,
+            mib = p.info.bytes >> 20,
+            ms = (p.info.seconds * 1e3) as u64,
+            version = p.info.version,
+            "projection built"
+        );
+        Ok(p)
+    }
+
+    pub fn spec(&self) -> &ProjectionSpec {
+        &self.spec
+    }
+    pub fn info(&self) -> &BuildInfo {
+        &self.info
+    }
+    /// The store version the projection reflects.
+    pub fn version(&self) -> u64 {
+        self.info.version
+    }
+    pub fn node_count(&self) -> u32 {
+        self.ids.len() as u32
+    }
+    /// The dense index of node `id`, if it was live when built.
+    pub fn index_of(&self, id: NodeId) -> Option<u32> {
+        self.dense.get(id as usize).copied().filter(|&d| d != ABSENT)
+    }
+    pub fn key(&self, index: u32) -> &NodeKey {
+        &self.keys[index as usize]
+    }
+    pub fn node_id(&self, index: u32) -> NodeId {
+        self.ids[index as usize]
+    }
+    /// Keys in dense order: `keys()[i]` is the node whose result sits at index `i` of a
+    /// whole-graph algorithm's output.
+    pub fn keys(&self) -> &[NodeKey] {
+        &self.keys
+    }
+    pub fn out(&self) -> &Csr {
+        &self.out
+    }
+    pub fn inc(&self) -> &Csr {
+        &self.inc
+    }
+    pub fn both(&self) -> &Csr {
+        &self.both
+    }
+
+    /// `key_rank()[i]` is node `i`'s position when keys are sorted as strings (byte order,
+    /// which is Python's `str` order; integer keys as their decimal text).
+    pub fn key_rank(&self) -> &[u32] {
+        self.key_rank.get_or_init(|| {
+            fn text(k: &NodeKey) -> std::borrow::Cow<'_, str> {
+                match k {
+                    NodeKey::Str(s) => std::borrow::Cow::Borrowed(s.as_str()),
+                    NodeKey::Int(i) => std::borrow::Cow::Owned(i.to_string()),
+                }
+            }
+            let mut order: Vec<u32> = (0..self.node_count()).collect();
+            order.sort_by(|&a, &b| text(&self.keys[a as usize]).cmp(&text(&self.keys[b as usize])));
+            let mut rank = vec![0u32; order.len()];
+            for (r, &v) in order.iter().enumerate() {
+                rank[v as usize] = r as u32;
+            }
+            rank
+        })
+    }
+
+    fn memory_bytes(&self) -> usize {
+        let keys: usize = self
+            .keys
+            .iter()
+            .map(|k| {
+                std::mem::size_of::<NodeKey>()
+                    + match k {
+                        NodeKey::Str(s) => s.len(),
+                        NodeKey::Int(_) => 0,
+                    }
+            })
+            .sum();
+        self.out.memory_bytes()
+            + self.inc.memory_bytes()
+            + self.both.memory_bytes()
+            + keys
+            + self.ids.len() * 8
+            + self.dense.len() * 4
+    }
+}
+
+impl std::fmt::Debug for GraphProjection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphProjection")
+            .field("spec", &self.spec)
+            .field("info", &self.info)
+            .finish()
+    }
+}
+
+/// A shared projection.
+pub type SharedProjection = Arc<GraphProjection>;

@@ -1,0 +1,172 @@
+//! Id-level access to the graph's structure on a snapshot, for traversals and projections
+//! (crate `hopdb-analytics`): internal node ids instead of keys, adjacency entries whose
+//! properties are never decoded, and the store version a projection is built at.
+
+use crate::engine::Cf;
+use crate::error::Result;
+use crate::graph::{GraphRead, ReadTxn};
+use crate::model::Direction;
+use crate::read::{corrupt_rec, scan_node_records, Side};
+use crate::records::{parse_adj_key, AdjKey, EdgeRec, NodeRec, TypeId};
+use crate::value::NodeKey;
+
+/// A node's internal id: dense, assigned once per key and never reused (decision 0002).
+pub type NodeId = u64;
+
+/// One adjacency entry as seen from the node it was listed from.
+pub struct Adjacent<'a> {
+    /// The node the entry was listed from.
+    pub node: NodeId,
+    /// The node at the other end.
+    pub nbr: NodeId,
+    /// The edge type's id (see [`ReadTxn::edge_type_ids`]).
+    pub ty: u32,
+    /// True when listed from the `in` side: the edge is `nbr -> node`.
+    pub incoming: bool,
+    /// The store's id of a multi-edge (0 for simple types, whose edge is `(src, type, dst)`).
+    pub multi_id: u64,
+    record: &'a [u8],
+}
+
+impl Adjacent<'_> {
+    /// The neighbour's key (decoded from the edge record: no extra lookup).
+    pub fn nbr_key(&self) -> Result<NodeKey> {
+        Ok(EdgeRec::decode_head(self.record)?.0)
+    }
+    /// The edge's weight, if it has one.
+    pub fn weight(&self) -> Result<Option<f64>> {
+        Ok(EdgeRec::decode_head(self.record)?.1)
+    }
+}
+
+/// Which edge types a traversal follows, resolved once against a snapshot's catalog.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum TypeFilter {
+    /// Every type.
+    #[default]
+    All,
+    /// Only these type ids (an empty list follows nothing: the names did not exist).
+    Only(Vec<u32>),
+}
+
+impl ReadTxn {
+    /// The store version this snapshot holds every commit of. A version read from
+    /// [`crate::Graph::version`] later that differs means the store may have changed since.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The live node's id for `key`.
+    pub fn node_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
+        let g = self.view_guard();
+        let v = g.v();
+        match v.node_id(key)? {
+            Some(id) if v.kv.get(Cf::Nodes, &crate::records::id_bytes(id))?.is_some() => Ok(Some(id)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The key of the live node `id`.
+    pub fn node_key_of(&self, id: NodeId) -> Result<Option<NodeKey>> {
+        self.kv
+            .get(Cf::Nodes, &crate::records::id_bytes(id))?
+            .map(|b| NodeRec::decode_key(&b))
+            .transpose()
+    }
+
+    /// Resolves edge-type names; unknown names match nothing (`None` = every type).
+    pub fn type_filter(&self, names: Option<&[&str]>) -> TypeFilter {
+        match names {
+            None => TypeFilter::All,
+            Some(names) => TypeFilter::Only(
+                names
+                    .iter()
+                    .filter_map(|n| self.cat.type_named(n).map(|t| t.id))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Every edge type as (id, name, undirected).
+    pub fn edge_type_ids(&self) -> Vec<(u32, String, bool)> {
+        self.cat
+            .types()
+            .map(|t| (t.id, t.name.to_string(), t.options.undirected))
+            .collect()
+    }
+
+    /// Visits the adjacency entries of node `id` in `dir` (of the filtered types) until `f`
+    /// returns false: one seek per column family and type. An undirected edge is listed
+    /// once from each end, as outgoing.
+    pub fn for_each_adjacent(
+        &self,
+        id: NodeId,
+        dir: Direction,
+        types: &TypeFilter,
+        f: &mut dyn FnMut(&Adjacent<'_>) -> bool,
+    ) -> Result<()> {
+        let g = self.view_guard();
+        let v = g.v();
+        let mut visit = |side: Side, a: &AdjKey, rec: &[u8]| {
+            f(&Adjacent {
+                node: a.node,
+                nbr: a.nbr,
+                ty: a.ty,
+                incoming: side == Side::In,
+                multi_id: a.eid,
+                record: rec,
+            })
+        };
+        match types {
+            TypeFilter::All => v.for_each_adj(id, dir, None, &mut visit),
+            TypeFilter::Only(ids) => {
+                let mut go = true;
+                for &ty in ids {
+                    let Some(t) = self.cat.type_by_id(ty) else { continue };
+                    v.for_each_adj(id, dir, Some(t), &mut |s, a, r| {
+                        go = visit(s, a, r);
+                        go
+                    })?;
+                    if !go {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Visits every live node as (id, key) in id order, until `f` returns false.
+    pub fn scan_node_keys(&self, f: &mut dyn FnMut(NodeId, NodeKey) -> bool) -> Result<()> {
+        scan_node_records(&*self.kv, 0, NodeRec::decode_key, f)
+    }
+
+    /// Visits every stored outgoing adjacency entry in (source, type, target) order: each
+    /// directed edge once, each undirected edge twice (once from each end; a self-loop once).
+    pub fn scan_out_edges(&self, f: &mut dyn FnMut(&Adjacent<'_>) -> bool) -> Result<()> {
+        let mut bad = false;
+        self.kv.scan(Cf::Out, &[], &[], &mut |k, v| {
+            let Some(a) = parse_adj_key(k) else {
+                bad = true;
+                return false;
+            };
+            f(&Adjacent {
+                node: a.node,
+                nbr: a.nbr,
+                ty: a.ty,
+                incoming: false,
+                multi_id: a.eid,
+                record: v,
+            })
+        })?;
+        if bad {
+            return Err(corrupt_rec("adjacency key"));
+        }
+        Ok(())
+    }
+
+    /// Whether edge type `ty` is undirected.
+    pub fn is_undirected_type(&self, ty: u32) -> bool {
+        self.cat.type_by_id(ty as TypeId).is_some_and(|t| t.options.undirected)
+    }
+}
