@@ -366,6 +366,37 @@ impl Analytics {
         })
     }
 
+    /// Streams the paths of `min_hops..=q.max_hops` relationships from `start` that use no
+    /// relationship twice (openCypher `(s)-[*min..max]-()`), as key sequences, depth-first,
+    /// until `visit` returns false or `limit` paths were given. Returns how many were given.
+    pub fn var_length_paths(
+        &self,
+        start: &NodeKey,
+        min_hops: u32,
+        q: &PathQuery,
+        limit: Option<u64>,
+        ctrl: &Control,
+        visit: &mut dyn FnMut(&[NodeKey]) -> bool,
+    ) -> Result<Answer<u64>> {
+        let txn = self.graph.read();
+        let p = self.point_projection(&txn, &q.types, q.via, ctrl)?;
+        let s = self.start(&txn, p.as_deref(), start)?;
+        let adj = self.adjacency(&txn, p.as_deref(), &q.types);
+        let limit = limit.unwrap_or(u64::MAX);
+        let mut given = 0u64;
+        if limit > 0 {
+            point::trails(&*adj, s, min_hops, q.max_hops, q.dir, ctrl, &mut |path| {
+                let keys = path.iter().map(|&u| adj.key_of(u)).collect::<Result<Vec<_>>>()?;
+                given += 1;
+                Ok(visit(&keys) && given < limit)
+            })?;
+        }
+        Ok(Answer {
+            value: given,
+            used: used(&p),
+        })
+    }
+
     /// The internal id of a live node (for callers mapping results themselves).
     pub fn node_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
         Ok(self.graph.read().node_id(key)?)

@@ -283,36 +283,33 @@ fn join(pred_f: &FxHashMap<u64, u64>, pred_b: &FxHashMap<u64, u64>, meet: u64, s
     path
 }
 
-/// Distinct end nodes of the paths of `min_hops..=max_hops` relationships from `start` that
-/// use no relationship twice (openCypher `-[*min..max]-`), in first-found order (depth-first),
-/// stopping at `limit`. The start itself is an end node when a closed trail returns to it.
-pub(crate) fn var_length_endpoints(
+/// Streams the paths of `min_hops..=max_hops` relationships from `start` that use no
+/// relationship twice (openCypher `-[*min..max]-` trails; nodes may repeat), depth-first in
+/// adjacency order, as node sequences, until `visit` returns false. Memory is the current path
+/// and the unexplored neighbours along it, never the set of paths.
+pub(crate) fn trails(
     adj: &dyn Adjacency,
     start: u64,
     min_hops: u32,
     max_hops: u32,
     dir: Direction,
-    limit: Option<usize>,
     ctrl: &Control,
-) -> Result<Vec<(u64, NodeKey)>> {
+    visit: &mut dyn FnMut(&[u64]) -> Result<bool>,
+) -> Result<()> {
     if min_hops > max_hops {
         return Err(AlgoError::InvalidArgument(format!("min_hops {min_hops} > max_hops {max_hops}")).into());
     }
     ctrl.check()?;
-    let limit = limit.unwrap_or(usize::MAX);
-    let mut found: FxHashSet<u64> = FxHashSet::default();
-    let mut out = Vec::new();
-    if min_hops == 0 {
-        found.insert(start);
-        out.push((start, adj.key_of(start)?));
+    let mut nodes = vec![start];
+    if min_hops == 0 && !visit(&nodes)? {
+        return Ok(());
     }
-    if out.len() >= limit || max_hops == 0 {
-        out.truncate(limit);
-        return Ok(out);
+    if max_hops == 0 {
+        return Ok(());
     }
     let mut ticker = Ticker { ctrl, n: 0 };
-    // Depth-first over trails: the current path's edges, and for each level the neighbours
-    // still to try (gathered when the level was entered, so the store is read once per node).
+    // The current trail's relationships, and per level the neighbours still to try (gathered
+    // when the level is entered, so the store is read once per visited node).
     let mut used: Vec<EdgeIdent> = Vec::new();
     let mut stack: Vec<Vec<(u64, EdgeIdent)>> = Vec::new();
     let expand = |u: u64| -> Result<Vec<(u64, EdgeIdent)>> {
@@ -329,24 +326,51 @@ pub(crate) fn var_length_endpoints(
         let Some((v, e)) = level.pop() else {
             stack.pop();
             used.pop();
+            nodes.pop();
             continue;
         };
-        ticker.tick(|| (found.len() + stack.iter().map(Vec::len).sum::<usize>()) * ENTRY_BYTES)?;
+        ticker.tick(|| stack.iter().map(Vec::len).sum::<usize>() * ENTRY_BYTES)?;
         if used.contains(&e) {
             continue;
         }
-        let depth = used.len() as u32 + 1;
-        if depth >= min_hops && found.insert(v) {
-            out.push((v, adj.key_of(v)?));
-            if out.len() >= limit {
-                break;
-            }
+        nodes.push(v);
+        if nodes.len() as u32 > min_hops && !visit(&nodes)? {
+            return Ok(());
         }
-        if depth < max_hops {
+        if (nodes.len() as u32) <= max_hops {
             used.push(e);
-            let nb = expand(v)?;
-            stack.push(nb);
+            stack.push(expand(v)?);
+        } else {
+            nodes.pop();
         }
     }
+    Ok(())
+}
+
+/// Distinct end nodes of the trails of [`trails`], in first-found order, stopping at `limit`.
+/// The start itself is an end node when a closed trail returns to it.
+pub(crate) fn var_length_endpoints(
+    adj: &dyn Adjacency,
+    start: u64,
+    min_hops: u32,
+    max_hops: u32,
+    dir: Direction,
+    limit: Option<usize>,
+    ctrl: &Control,
+) -> Result<Vec<(u64, NodeKey)>> {
+    let limit = limit.unwrap_or(usize::MAX);
+    let mut found: FxHashSet<u64> = FxHashSet::default();
+    let mut out = Vec::new();
+    if limit == 0 {
+        return Ok(out);
+    }
+    trails(adj, start, min_hops, max_hops, dir, ctrl, &mut |path| {
+        let end = path[path.len() - 1];
+        if found.insert(end) {
+            ctrl.check_memory(found.len() * ENTRY_BYTES)?;
+            out.push((end, adj.key_of(end)?));
+        }
+        Ok(out.len() < limit)
+    })?;
     Ok(out)
 }

@@ -242,6 +242,74 @@ fn email_enron_undirected() {
     cross_check("snap-email-Enron/email-Enron.txt.gz", true, 25, false);
 }
 
+/// Streamed trails (openCypher `-[*1..3]-`): the same paths on both execution paths, as many
+/// as hopdb-algo's enumerator finds on an independent CSR of the file.
+#[test]
+fn var_length_paths_match_the_reference() {
+    let Some(root) = datasets() else { return };
+    let path = root.join("snap-email-Enron/email-Enron.txt.gz");
+    let r = reference(&read_pairs(&path), true);
+    let an = Analytics::new(load(&path, true, None));
+    let ctrl = Control::default();
+    an.projection(&ProjectionSpec::all(), &ctrl).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let mut checked = 0;
+    while checked < 20 {
+        let s = rng.random_range(0..r.keys.len()) as u32;
+        if r.both.degree(s) > 6 {
+            continue;
+        }
+        checked += 1;
+        let key = NodeKey::Int(r.keys[s as usize]);
+        let want =
+            hopdb_algo::var_length_paths(
+                &[&r.both],
+                s,
+                1,
+                3,
+                None,
+                &ctrl,
+                |_| std::ops::ControlFlow::Continue(()),
+            )
+            .unwrap();
+        let mut per_path = Vec::new();
+        for via in [Via::Store, Via::Projection] {
+            let q = PathQuery {
+                max_hops: 3,
+                via,
+                ..Default::default()
+            };
+            let mut paths: Vec<Vec<i64>> = Vec::new();
+            let n = an
+                .var_length_paths(&key, 1, &q, None, &ctrl, &mut |p| {
+                    paths.push(int_keys(p));
+                    true
+                })
+                .unwrap()
+                .value;
+            assert_eq!(n, want, "{key} {via:?}: path count");
+            for p in &paths {
+                assert_eq!(p[0], r.keys[s as usize]);
+                assert!((2..=4).contains(&p.len()));
+            }
+            paths.sort();
+            per_path.push(paths);
+        }
+        assert_eq!(per_path[0], per_path[1], "{key}: store and projection paths differ");
+        // A limit stops the stream.
+        let q = PathQuery {
+            max_hops: 3,
+            via: Via::Store,
+            ..Default::default()
+        };
+        let n = an
+            .var_length_paths(&key, 1, &q, Some(2), &ctrl, &mut |_| true)
+            .unwrap()
+            .value;
+        assert_eq!(n, want.min(2));
+    }
+}
+
 #[test]
 fn facebook_mit_dense_undirected() {
     cross_check("facebook100-MIT8/MIT8.edgelist.gz", true, 10, false);
