@@ -1,10 +1,11 @@
 //! Traversals and graph algorithms on a HopDB store (decision 0010).
 //!
 //! Two execution paths, one answer:
-//! - **point queries** (k-hop with a limit, shortest path, variable-length endpoints) run
-//!   straight on a snapshot of the store, touching only what they visit, or on the cached
-//!   projection when one is fresh (it reflects every commit so far) — never on a stale one,
-//!   and never paying for a build;
+//! - **point queries** (k-hop with a limit, shortest path, variable-length endpoints) run on
+//!   the cached projection when it is fresh (it reflects every commit so far), else on the
+//!   projection brought forward by the store's change log (the overlay: exactly the state of
+//!   the query's version), else straight on a snapshot of the store, touching only what they
+//!   visit — never on a stale projection, and never paying for a build;
 //! - **whole-graph algorithms** (PageRank, components, communities, triangles, centrality,
 //!   sampling, LightRAG's subgraph) run on a [`GraphProjection`]: a CSR image of one
 //!   snapshot, built on first use, cached, and rebuilt (visibly: [`Projected::rebuilt`]) when
@@ -30,6 +31,7 @@
 
 mod algorithms;
 mod error;
+mod overlay;
 mod point;
 mod projection;
 
@@ -39,13 +41,14 @@ use std::sync::Arc;
 
 use hopdb_algo::{Control, HopMode};
 use hopdb_core::{Direction, Graph, NodeId, NodeKey, ReadTxn};
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 pub use algorithms::{ClusterRow, Communities, NodeValues, Sampling, SubgraphKeys};
 pub use error::{AnalyticsError, Result};
 pub use hopdb_algo::{HierarchicalOptions, LeidenOptions, LouvainOptions, PageRankOptions, Personalization, Quality};
 pub use projection::{BuildInfo, GraphProjection, ProjectionSpec, SharedProjection};
 
+use overlay::Overlay;
 use point::{Adjacency, ProjectionAdjacency, StoreAdjacency};
 
 /// Where a point query runs.
@@ -65,6 +68,8 @@ pub enum Via {
 pub enum Used {
     Store,
     Projection { version: u64 },
+    /// The projection built at `base`, brought to `version` by the change log.
+    Overlay { base: u64, version: u64 },
 }
 
 /// A query's answer and the path that produced it.
@@ -158,16 +163,89 @@ pub struct Analytics {
     building: Mutex<()>,
     background_refresh: bool,
     refreshing: Arc<AtomicBool>,
+    /// The all-types projection brought forward by the change log (decision 0010).
+    overlay: Arc<RwLock<Option<Overlay>>>,
+}
+
+/// Structural changes the store's change log keeps for the overlay to catch up with (about
+/// 40 bytes each); an overlay further behind is dropped and the projection rebuilt.
+const CHANGE_LOG_CAPACITY: usize = 200_000;
+
+/// The overlay is dropped (and the projection must be rebuilt) past this many adjacency
+/// entries, or a tenth of the base's edges if more: beyond that a rebuild is cheaper than
+/// the per-node delta merging.
+const MIN_OVERLAY_DELTAS: usize = 100_000;
+
+/// Where one point query runs.
+enum Source<'a> {
+    Store,
+    Projection(SharedProjection),
+    /// The overlay at this version.
+    Overlay(RwLockReadGuard<'a, Option<Overlay>>, u64),
+}
+
+impl Source<'_> {
+    fn used(&self) -> Used {
+        match self {
+            Source::Store => Used::Store,
+            Source::Projection(p) => Used::Projection { version: p.version() },
+            Source::Overlay(g, v) => Used::Overlay {
+                base: g.as_ref().map_or(0, |o| o.base().version()),
+                version: *v,
+            },
+        }
+    }
+
+    /// The handle of `key`'s node on this path (`NodeNotFound` if it is not live there).
+    fn start(&self, txn: &ReadTxn, key: &NodeKey) -> Result<u64> {
+        let missing = || AnalyticsError::NodeNotFound { key: key.to_string() };
+        match self {
+            Source::Store => txn.node_id(key)?.ok_or_else(missing),
+            Source::Projection(p) => txn
+                .node_id(key)?
+                .and_then(|id| p.index_of(id))
+                .map(u64::from)
+                .ok_or_else(missing),
+            Source::Overlay(g, v) => {
+                let id = txn.mapped_id(key)?.ok_or_else(missing)?;
+                match g.as_ref().and_then(|o| o.live_key(id, *v)) {
+                    Some(_) => Ok(id),
+                    None => Err(missing()),
+                }
+            }
+        }
+    }
+
+    fn adjacency<'s>(&'s self, txn: &'s ReadTxn, types: &Option<Vec<String>>) -> Box<dyn Adjacency + 's> {
+        match self {
+            Source::Projection(p) => Box::new(ProjectionAdjacency { p }),
+            Source::Overlay(g, v) => match g.as_ref() {
+                Some(o) => Box::new(o.at(*v)),
+                None => unreachable!("an overlay source always holds an overlay"),
+            },
+            Source::Store => {
+                let names: Option<Vec<&str>> = types.as_ref().map(|t| t.iter().map(String::as_str).collect());
+                Box::new(StoreAdjacency {
+                    txn,
+                    types: txn.type_filter(names.as_deref()),
+                })
+            }
+        }
+    }
 }
 
 impl Analytics {
+    /// Traversals and algorithms over `graph`; turns on the store's change log (bounded) so
+    /// the projection can follow writes.
     pub fn new(graph: Graph) -> Analytics {
+        graph.track_changes(CHANGE_LOG_CAPACITY);
         Analytics {
             graph,
             cache: Arc::new(Mutex::new(HashMap::new())),
             building: Mutex::new(()),
             background_refresh: false,
             refreshing: Arc::new(AtomicBool::new(false)),
+            overlay: Arc::new(RwLock::new(None)),
         }
     }
 
@@ -194,7 +272,7 @@ impl Analytics {
             });
         }
         let _one = self.building.lock();
-        let txn = self.graph.read();
+        let txn = exact_snapshot(&self.graph);
         if let Some(p) = self.fresh(spec, txn.version()) {
             return Ok(Projected {
                 projection: p,
@@ -202,7 +280,7 @@ impl Analytics {
             });
         }
         let p = Arc::new(GraphProjection::build(&txn, spec, ctrl)?);
-        self.cache.lock().insert(spec.clone(), p.clone());
+        install(&self.cache, &self.overlay, spec, p.clone());
         Ok(Projected {
             projection: p,
             rebuilt: true,
@@ -223,105 +301,112 @@ impl Analytics {
         self.cache.lock().get(spec).filter(|p| p.version() == version).cloned()
     }
 
-    /// The projection a point query with these types may use, if fresh at the snapshot's
-    /// version. A query with a type filter uses a projection of exactly those types or the
-    /// store; the all-types projection cannot filter by type.
-    fn point_projection(
+    /// Where a point query with these types runs: a projection fresh at the snapshot's
+    /// version, else (all types) the overlay brought to that version, else the store. A query
+    /// with a type filter uses a projection of exactly those types or the store.
+    fn source(
         &self,
         txn: &ReadTxn,
         types: &Option<Vec<String>>,
         via: Via,
+        overlay_ok: bool,
         ctrl: &Control,
-    ) -> Result<Option<SharedProjection>> {
+    ) -> Result<Source<'_>> {
         let spec = ProjectionSpec {
             types: types.clone(),
             weighted: false,
         };
         match via {
-            Via::Store => Ok(None),
-            Via::Projection => Ok(Some(self.projection(&spec, ctrl)?.projection)),
+            Via::Store => Ok(Source::Store),
+            Via::Projection => Ok(Source::Projection(self.projection(&spec, ctrl)?.projection)),
             Via::Auto => {
-                let p = self.fresh(&spec, txn.version()).or_else(|| {
-                    self.fresh(
-                        &ProjectionSpec {
-                            weighted: true,
-                            ..spec.clone()
-                        },
-                        txn.version(),
-                    )
-                });
-                if p.is_none() && self.background_refresh && types.is_none() {
-                    self.refresh_in_background(spec);
+                let v = txn.version();
+                let fresh = self
+                    .fresh(&spec, v)
+                    .or_else(|| self.fresh(&ProjectionSpec { weighted: true, ..spec.clone() }, v));
+                if let Some(p) = fresh {
+                    return Ok(Source::Projection(p));
                 }
-                Ok(p)
+                if types.is_none() && overlay_ok {
+                    if let Some(g) = self.overlay_at(v) {
+                        return Ok(Source::Overlay(g, v));
+                    }
+                    if self.background_refresh {
+                        self.refresh_in_background(spec);
+                    }
+                }
+                Ok(Source::Store)
             }
         }
+    }
+
+    /// The overlay brought forward to `version`, or `None` when it cannot be (no exact base,
+    /// changes trimmed from the log or unrecorded, or grown past its bound: then it is
+    /// dropped until the next projection build).
+    fn overlay_at(&self, version: u64) -> Option<RwLockReadGuard<'_, Option<Overlay>>> {
+        let covers = |o: &Overlay| o.base().version() <= version && o.applied() >= version;
+        {
+            let g = self.overlay.read();
+            match g.as_ref() {
+                None => return None,
+                Some(o) if covers(o) => return Some(g),
+                Some(_) => {}
+            }
+        }
+        let mut w = self.overlay.write();
+        if let Some(o) = w.as_mut() {
+            if o.applied() < version {
+                match self.graph.changes_between(o.applied(), version) {
+                    Ok(sets) => {
+                        o.apply(&sets);
+                        let bound = MIN_OVERLAY_DELTAS.max(o.base().info().edges as usize / 10);
+                        if o.deltas() > bound {
+                            tracing::info!(deltas = o.deltas(), "overlay past its bound: dropped until the next build");
+                            *w = None;
+                        }
+                    }
+                    Err(why) => {
+                        tracing::info!(?why, "overlay cannot follow the change log: dropped until the next build");
+                        *w = None;
+                    }
+                }
+            }
+        }
+        let r = RwLockWriteGuard::downgrade(w);
+        r.as_ref().is_some_and(covers).then_some(r)
     }
 
     fn refresh_in_background(&self, spec: ProjectionSpec) {
         if self.refreshing.swap(true, Ordering::SeqCst) {
             return;
         }
-        let (graph, flag, cache) = (self.graph.clone(), self.refreshing.clone(), self.cache.clone());
+        let (graph, flag, cache, overlay) = (
+            self.graph.clone(),
+            self.refreshing.clone(),
+            self.cache.clone(),
+            self.overlay.clone(),
+        );
         std::thread::spawn(move || {
-            let txn = graph.read();
+            let txn = exact_snapshot(&graph);
             match GraphProjection::build(&txn, &spec, &Control::default()) {
-                Ok(p) => {
-                    let mut c = cache.lock();
-                    // A foreground build may have finished first with a newer snapshot.
-                    if c.get(&spec).is_none_or(|old| old.version() < p.version()) {
-                        c.insert(spec, Arc::new(p));
-                    }
-                }
+                Ok(p) => install(&cache, &overlay, &spec, Arc::new(p)),
                 Err(e) => tracing::warn!(error = %e, "background projection refresh failed"),
             }
             flag.store(false, Ordering::SeqCst);
         });
     }
 
-    /// Resolves a key on the path the query runs on.
-    fn start(&self, txn: &ReadTxn, p: Option<&GraphProjection>, key: &NodeKey) -> Result<u64> {
-        let id = txn
-            .node_id(key)?
-            .ok_or_else(|| AnalyticsError::NodeNotFound { key: key.to_string() })?;
-        match p {
-            None => Ok(id),
-            Some(p) => p
-                .index_of(id)
-                .map(u64::from)
-                .ok_or_else(|| AnalyticsError::NodeNotFound { key: key.to_string() }),
-        }
-    }
-
-    fn adjacency<'a>(
-        &self,
-        txn: &'a ReadTxn,
-        p: Option<&'a GraphProjection>,
-        types: &Option<Vec<String>>,
-    ) -> Box<dyn Adjacency + 'a> {
-        match p {
-            Some(p) => Box::new(ProjectionAdjacency { p }),
-            None => {
-                let names: Option<Vec<&str>> = types.as_ref().map(|t| t.iter().map(String::as_str).collect());
-                Box::new(StoreAdjacency {
-                    txn,
-                    types: txn.type_filter(names.as_deref()),
-                })
-            }
-        }
-    }
-
     /// Distinct nodes exactly / within `q.k` hops of `start` (excluded), in BFS order,
     /// stopping at `q.limit`. `NodeNotFound` if `start` does not exist.
     pub fn k_hop(&self, start: &NodeKey, q: &KHop, ctrl: &Control) -> Result<Answer<Vec<NodeKey>>> {
         let txn = self.graph.read();
-        let p = self.point_projection(&txn, &q.types, q.via, ctrl)?;
-        let s = self.start(&txn, p.as_deref(), start)?;
-        let adj = self.adjacency(&txn, p.as_deref(), &q.types);
+        let src = self.source(&txn, &q.types, q.via, true, ctrl)?;
+        let s = src.start(&txn, start)?;
+        let adj = src.adjacency(&txn, &q.types);
         let found = point::k_hop(&*adj, s, q.k, q.mode, q.dir, q.limit, ctrl)?;
         Ok(Answer {
             value: found.into_iter().map(|(_, k)| k).collect(),
-            used: used(&p),
+            used: src.used(),
         })
     }
 
@@ -335,14 +420,14 @@ impl Analytics {
         ctrl: &Control,
     ) -> Result<Answer<Option<Vec<NodeKey>>>> {
         let txn = self.graph.read();
-        let p = self.point_projection(&txn, &q.types, q.via, ctrl)?;
-        let (s, t) = (self.start(&txn, p.as_deref(), a)?, self.start(&txn, p.as_deref(), b)?);
-        let adj = self.adjacency(&txn, p.as_deref(), &q.types);
+        let src = self.source(&txn, &q.types, q.via, true, ctrl)?;
+        let (s, t) = (src.start(&txn, a)?, src.start(&txn, b)?);
+        let adj = src.adjacency(&txn, &q.types);
         let path = point::shortest_path(&*adj, s, t, q.dir, q.max_hops, ctrl)?;
         let value = path
             .map(|nodes| nodes.into_iter().map(|u| adj.key_of(u)).collect::<Result<Vec<_>>>())
             .transpose()?;
-        Ok(Answer { value, used: used(&p) })
+        Ok(Answer { value, used: src.used() })
     }
 
     /// Distinct end nodes of the `min_hops..=max_hops` paths from `start` that use no
@@ -356,13 +441,15 @@ impl Analytics {
         ctrl: &Control,
     ) -> Result<Answer<Vec<NodeKey>>> {
         let txn = self.graph.read();
-        let p = self.point_projection(&txn, &q.types, q.via, ctrl)?;
-        let s = self.start(&txn, p.as_deref(), start)?;
-        let adj = self.adjacency(&txn, p.as_deref(), &q.types);
+        // Trails tell relationships apart, which the overlay's added edges do only roughly:
+        // they run on a fresh projection or the store.
+        let src = self.source(&txn, &q.types, q.via, false, ctrl)?;
+        let s = src.start(&txn, start)?;
+        let adj = src.adjacency(&txn, &q.types);
         let found = point::var_length_endpoints(&*adj, s, min_hops, q.max_hops, q.dir, limit, ctrl)?;
         Ok(Answer {
             value: found.into_iter().map(|(_, k)| k).collect(),
-            used: used(&p),
+            used: src.used(),
         })
     }
 
@@ -379,9 +466,11 @@ impl Analytics {
         visit: &mut dyn FnMut(&[NodeKey]) -> bool,
     ) -> Result<Answer<u64>> {
         let txn = self.graph.read();
-        let p = self.point_projection(&txn, &q.types, q.via, ctrl)?;
-        let s = self.start(&txn, p.as_deref(), start)?;
-        let adj = self.adjacency(&txn, p.as_deref(), &q.types);
+        // Trails tell relationships apart, which the overlay's added edges do only roughly:
+        // they run on a fresh projection or the store.
+        let src = self.source(&txn, &q.types, q.via, false, ctrl)?;
+        let s = src.start(&txn, start)?;
+        let adj = src.adjacency(&txn, &q.types);
         let limit = limit.unwrap_or(u64::MAX);
         let mut given = 0u64;
         if limit > 0 {
@@ -393,7 +482,7 @@ impl Analytics {
         }
         Ok(Answer {
             value: given,
-            used: used(&p),
+            used: src.used(),
         })
     }
 
@@ -403,9 +492,39 @@ impl Analytics {
     }
 }
 
-fn used(p: &Option<SharedProjection>) -> Used {
-    match p {
-        Some(p) => Used::Projection { version: p.version() },
-        None => Used::Store,
+/// A snapshot holding exactly the commits up to its version, if one comes within a few tries
+/// (a commit being published makes a snapshot inexact); else the last one taken.
+fn exact_snapshot(g: &Graph) -> ReadTxn {
+    let mut txn = g.read();
+    for _ in 0..100 {
+        if txn.is_exact() {
+            break;
+        }
+        std::thread::yield_now();
+        txn = g.read();
+    }
+    txn
+}
+
+/// Caches a newly built projection (unless a newer one is there) and, for the all-types
+/// projection of an exact snapshot, restarts the overlay on it.
+fn install(
+    cache: &Mutex<HashMap<ProjectionSpec, SharedProjection>>,
+    overlay: &RwLock<Option<Overlay>>,
+    spec: &ProjectionSpec,
+    p: SharedProjection,
+) {
+    {
+        let mut c = cache.lock();
+        if c.get(spec).is_some_and(|old| old.version() > p.version()) {
+            return;
+        }
+        c.insert(spec.clone(), p.clone());
+    }
+    if *spec == ProjectionSpec::all() && p.info().exact {
+        let mut o = overlay.write();
+        if o.as_ref().is_none_or(|o| o.base().version() <= p.version()) {
+            *o = Some(Overlay::new(p));
+        }
     }
 }

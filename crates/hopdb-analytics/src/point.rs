@@ -14,7 +14,7 @@ use crate::projection::GraphProjection;
 /// The identity of one relationship, the same from both of its ends (openCypher's
 /// "no relationship twice in one path").
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct EdgeIdent(u64, u64, u64);
+pub(crate) struct EdgeIdent(pub u64, pub u64, pub u64);
 
 /// What [`Adjacency::for_each`] calls per neighbour: (neighbour, edge identity, key reader);
 /// returning false stops the listing.

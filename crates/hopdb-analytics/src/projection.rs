@@ -41,6 +41,9 @@ pub struct BuildInfo {
     /// Edges as stored (an undirected edge counts once).
     pub edges: u64,
     pub version: u64,
+    /// Built from a snapshot holding exactly the commits up to `version` (so the change log
+    /// can bring it forward: see the overlay).
+    pub exact: bool,
 }
 
 /// A read-only CSR image of a snapshot. Cheap to share (`Arc`) between queries and threads.
@@ -189,6 +192,7 @@ impl GraphProjection {
                 nodes: n,
                 edges: stored,
                 version: txn.version(),
+                exact: txn.is_exact(),
             },
             ids,
             keys,

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use hopdb_algo::{AlgoError, Control, Csr, HopMode};
 use hopdb_analytics::{Analytics, AnalyticsError, KHop, PathQuery, ProjectionSpec, Used, Via};
-use hopdb_core::{Direction, EdgeTypeOptions, Graph, NodeKey, WriteMode};
+use hopdb_core::{Direction, EdgeTypeOptions, Graph, GraphRead, NodeKey, WriteMode};
 use hopdb_import::{import, EdgeList, ImportSpec, NoProgress};
 use rand::{Rng, SeedableRng};
 
@@ -380,7 +380,15 @@ fn writes_make_the_projection_stale_never_silently() {
         "a write must make it stale"
     );
     let after = an.k_hop(&"a".into(), &q, &ctrl).unwrap();
-    assert_eq!(after.used, Used::Store, "a stale projection must not answer");
+    // A stale projection never answers alone: the overlay brings it to the query's version.
+    let base = p.projection.version();
+    assert_eq!(
+        after.used,
+        Used::Overlay {
+            base,
+            version: g.version()
+        }
+    );
     assert_eq!(
         after.value.iter().cloned().collect::<HashSet<_>>(),
         keys(&["b", "c", "d"])
@@ -388,8 +396,13 @@ fn writes_make_the_projection_stale_never_silently() {
     let path = an
         .shortest_path(&"a".into(), &"d".into(), &PathQuery::default(), &ctrl)
         .unwrap();
-    assert_eq!(path.used, Used::Store);
+    assert!(matches!(path.used, Used::Overlay { .. }));
     assert_eq!(path.value.unwrap().len(), 4);
+    // Trails never run on the overlay: the store answers.
+    let trail = an
+        .var_length_endpoints(&"a".into(), 3, &PathQuery { max_hops: 3, ..Default::default() }, None, &ctrl)
+        .unwrap();
+    assert_eq!((trail.used, trail.value), (Used::Store, vec![NodeKey::from("d")]));
 
     // Whole-graph algorithms rebuild, visibly, and see the write.
     let p2 = an.projection(&ProjectionSpec::all(), &ctrl).unwrap();
@@ -420,7 +433,9 @@ fn bulk_loads_make_the_projection_stale() {
         .unwrap();
     bl.finish().unwrap();
     assert!(an.cached_projection(&ProjectionSpec::all()).is_none());
-    assert_eq!(an.k_hop(&"a".into(), &KHop::within(2), &ctrl).unwrap().value.len(), 2);
+    // A bulk load is not recorded change by change: the overlay gives up, the store answers.
+    let r = an.k_hop(&"a".into(), &KHop::within(2), &ctrl).unwrap();
+    assert_eq!((r.used, r.value.len()), (Used::Store, 2));
 }
 
 #[test]
@@ -430,7 +445,10 @@ fn background_refresh_brings_the_projection_back() {
     let an = Analytics::new(g.clone()).with_background_refresh(true);
     let ctrl = Control::default();
     an.projection(&ProjectionSpec::all(), &ctrl).unwrap();
-    edge(&g, "b", "R", "c");
+    let mut bl = g.bulk_load(Default::default()).unwrap();
+    bl.add_edge("b".into(), "R", "c".into(), None, Default::default())
+        .unwrap();
+    bl.finish().unwrap();
     assert_eq!(
         an.k_hop(&"a".into(), &KHop::within(2), &ctrl).unwrap().used,
         Used::Store
@@ -444,6 +462,80 @@ fn background_refresh_brings_the_projection_back() {
     let r = an.k_hop(&"a".into(), &KHop::within(2), &ctrl).unwrap();
     assert!(matches!(r.used, Used::Projection { .. }));
     assert_eq!(r.value.len(), 2);
+}
+
+/// The overlay against the store after every step of a random write sequence (edges added and
+/// removed, directed, undirected and parallel, self-loops, nodes deleted and re-created): the
+/// same k-hop sets (every direction) and shortest-path lengths.
+#[test]
+fn overlay_follows_random_writes_exactly() {
+    let g = Graph::in_memory();
+    g.define_edge_type("M", EdgeTypeOptions { multi: true, ..Default::default() }).unwrap();
+    g.define_edge_type("U", EdgeTypeOptions { undirected: true, ..Default::default() }).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let node = |i: u32| NodeKey::Int(i64::from(i));
+    for i in 0..40 {
+        g.upsert_edge(node(i % 30), "D", node((i * 7) % 30), None, Default::default(), WriteMode::Merge)
+            .unwrap();
+    }
+    let an = Analytics::new(g.clone());
+    let ctrl = Control::default();
+    an.projection(&ProjectionSpec::all(), &ctrl).unwrap();
+    let mut multi_ids = Vec::new();
+    let mut overlaid = 0;
+    for step in 0..300 {
+        let (a, b) = (node(rng.random_range(0..30)), node(rng.random_range(0..30)));
+        let mut tx = g.write().unwrap();
+        match rng.random_range(0..7) {
+            0 | 1 => tx.upsert_edge(a.clone(), "D", b.clone(), None, Default::default(), WriteMode::Merge).unwrap(),
+            2 => tx.upsert_edge(a.clone(), "U", b.clone(), None, Default::default(), WriteMode::Merge).unwrap(),
+            3 => multi_ids.push(tx.add_edge(a.clone(), "M", b.clone(), None, Default::default()).unwrap()),
+            4 => {
+                tx.delete_edge_if_exists(a.clone(), "D", b.clone()).unwrap();
+                tx.delete_edge_if_exists(a.clone(), "U", b.clone()).unwrap();
+            }
+            5 if !multi_ids.is_empty() => {
+                let id = multi_ids.swap_remove(rng.random_range(0..multi_ids.len()));
+                // Deleting an endpoint deleted its parallel edges too.
+                if g.edge_by_id(id).unwrap().is_some() {
+                    tx.delete_edge_by_id(id).unwrap();
+                }
+            }
+            _ => {
+                tx.delete_node_if_exists(a.clone()).unwrap();
+            }
+        }
+        tx.commit().unwrap();
+        if step % 10 != 0 {
+            continue;
+        }
+        for s in 0..30 {
+            let key = node(s);
+            for dir in [Direction::Out, Direction::In, Direction::Both] {
+                let q = KHop::within(3).dir(dir);
+                let store = an.k_hop(&key, &q.clone().via(Via::Store), &ctrl);
+                let auto = an.k_hop(&key, &q.clone().via(Via::Auto), &ctrl);
+                match (store, auto) {
+                    (Ok(st), Ok(au)) => {
+                        overlaid += usize::from(matches!(au.used, Used::Overlay { .. }));
+                        let (x, y): (HashSet<_>, HashSet<_>) = (st.value.into_iter().collect(), au.value.into_iter().collect());
+                        assert_eq!(x, y, "step {step}, {key} {dir:?}");
+                    }
+                    (Err(AnalyticsError::NodeNotFound { .. }), Err(AnalyticsError::NodeNotFound { .. })) => {}
+                    (x, y) => panic!("step {step}, {key}: store {x:?}, auto {y:?}"),
+                }
+            }
+            let t = node((s * 11 + 5) % 30);
+            let pq = |via| PathQuery { via, ..Default::default() };
+            let len = |via| {
+                an.shortest_path(&key, &t, &pq(via), &ctrl)
+                    .map(|a| a.value.map(|p| p.len()))
+                    .ok()
+            };
+            assert_eq!(len(Via::Store), len(Via::Auto), "step {step}, {key} -> {t}");
+        }
+    }
+    assert!(overlaid > 1000, "the overlay answered only {overlaid} queries");
 }
 
 /// Self-loops, multi-edges, an undirected type, isolated nodes: the two paths agree, and

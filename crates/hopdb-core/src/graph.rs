@@ -42,8 +42,8 @@ pub(crate) struct Inner {
     /// A bulk load failed half-committed: writes are refused until the store is reopened
     /// (and so rolled back).
     bulk_failed: std::sync::atomic::AtomicBool,
-    /// Bumped after every commit and bulk ingestion becomes visible (see [`Graph::version`]).
-    version: std::sync::atomic::AtomicU64,
+    /// The store version and the change log (see [`Graph::version`]).
+    pub versions: crate::changes::Versions,
 }
 
 impl Inner {
@@ -52,10 +52,6 @@ impl Inner {
     }
     pub(crate) fn set_catalog(&self, c: Arc<Catalog>) {
         *self.catalog.write() = c;
-    }
-    /// Called once a commit or ingestion is visible to new snapshots.
-    pub(crate) fn bump_version(&self) {
-        self.version.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
     pub(crate) fn fail_after_bulk(&self) {
         self.bulk_failed.store(true, std::sync::atomic::Ordering::SeqCst);
@@ -270,7 +266,7 @@ impl Graph {
                 }),
                 fail_commits: Default::default(),
                 bulk_failed: Default::default(),
-                version: Default::default(),
+                versions: Default::default(),
             }),
         })
     }
@@ -303,7 +299,24 @@ impl Graph {
     /// derived data such as an algorithm projection compares the two to know it is stale.
     /// Writes by another process (a read-only open watching a writer) do not move it.
     pub fn version(&self) -> u64 {
-        self.inner.version.load(std::sync::atomic::Ordering::SeqCst)
+        self.inner.versions.version.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Starts recording the structural changes (nodes and edges created or removed) of every
+    /// later commit through this handle, keeping the last `capacity` changes, so derived data
+    /// can catch up with [`Graph::changes_between`] instead of rebuilding. Cheap when off.
+    pub fn track_changes(&self, capacity: usize) {
+        self.inner.versions.track(capacity);
+    }
+
+    /// The recorded change sets of versions `after + 1 ..= upto`, in order, or why they
+    /// cannot all be given (tracking off, trimmed, or a bulk load in the range).
+    pub fn changes_between(
+        &self,
+        after: u64,
+        upto: u64,
+    ) -> std::result::Result<Vec<Arc<crate::ChangeSet>>, crate::ChangesUnavailable> {
+        self.inner.versions.between(after, upto)
     }
 
     pub(crate) fn inner(&self) -> &Inner {
@@ -314,11 +327,14 @@ impl Graph {
     pub fn read(&self) -> ReadTxn {
         // The version is read before the snapshot is taken, so the snapshot holds at least
         // every commit up to it: a projection tagged with it can look stale, never fresh
-        // while missing a commit.
+        // while missing a commit. If no commit was announced meanwhile, it holds exactly those.
         let version = self.version();
+        let kv = self.inner.engine.snapshot();
+        let exact = self.inner.versions.started.load(std::sync::atomic::Ordering::SeqCst) == version;
         ReadTxn {
             version,
-            kv: self.inner.engine.snapshot(),
+            exact,
+            kv,
             cat: self.inner.catalog(),
             g: self.inner.clone(),
         }
@@ -556,6 +572,7 @@ macro_rules! delegate_view {
 /// A consistent snapshot of the store. Reads through it all see the same state.
 pub struct ReadTxn {
     pub(crate) version: u64,
+    pub(crate) exact: bool,
     pub(crate) kv: Arc<dyn KvRead>,
     pub(crate) cat: Arc<Catalog>,
     g: Arc<Inner>,

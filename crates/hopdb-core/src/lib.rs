@@ -13,6 +13,7 @@
 
 mod bulk;
 mod catalog;
+mod changes;
 mod check;
 mod config;
 mod counters;
@@ -28,6 +29,7 @@ mod write;
 
 pub use bulk::{BulkLoader, BulkOptions, BulkSummary};
 pub use catalog::{EdgeType, EdgeTypeOptions};
+pub use changes::{ChangeSet, ChangesUnavailable, GraphChange};
 pub use check::CheckReport;
 pub use config::{AccessMode, Compression, Config, Durability, MissingEndpoints};
 pub use engine::StorageStats;

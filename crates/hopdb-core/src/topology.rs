@@ -56,6 +56,13 @@ impl ReadTxn {
         self.version
     }
 
+    /// True when this snapshot holds exactly the commits up to [`ReadTxn::version`] (no commit
+    /// was being published while it was taken), so changes after that version, applied to
+    /// data derived from it, give exactly a later state.
+    pub fn is_exact(&self) -> bool {
+        self.exact
+    }
+
     /// The live node's id for `key`.
     pub fn node_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
         let g = self.view_guard();
@@ -64,6 +71,11 @@ impl ReadTxn {
             Some(id) if v.kv.get(Cf::Nodes, &crate::records::id_bytes(id))?.is_some() => Ok(Some(id)),
             _ => Ok(None),
         }
+    }
+
+    /// The id `key` maps to, live or not (ids are never reused: decision 0002).
+    pub fn mapped_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
+        self.view_guard().v().node_id(key)
     }
 
     /// The key of the live node `id`.

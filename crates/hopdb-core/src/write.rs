@@ -165,6 +165,9 @@ pub struct WriteTxn<'g> {
     pub(crate) next_node: NodeId,
     pub(crate) next_edge: u64,
     poisoned: bool,
+    /// Structural changes, recorded when the store tracks them (decided when the
+    /// transaction starts: a commit of an untracked transaction is logged as unrecorded).
+    changes: Option<Vec<crate::GraphChange>>,
 }
 
 impl<'g> WriteTxn<'g> {
@@ -183,6 +186,7 @@ impl<'g> WriteTxn<'g> {
             next_node,
             next_edge,
             poisoned: false,
+            changes: g.versions.tracking().then(Vec::new),
         }
     }
 
@@ -502,6 +506,9 @@ impl<'g> WriteTxn<'g> {
         if old.is_none() {
             self.count(COUNT_NODES, 1);
             self.liveness.push((id, true));
+            if let Some(log) = self.changes.as_mut() {
+                log.push(crate::GraphChange::NodeAdded { id, key: key.clone() });
+            }
             self.put(Cf::Keys, &key.encode(), key_value(id, true).to_vec());
         }
         let rec = NodeRec { key, labels, props };
@@ -603,6 +610,26 @@ impl<'g> WriteTxn<'g> {
                 x.inn += dc;
                 x.in_w += dw;
             });
+        }
+        if let Some(log) = self.changes.as_mut() {
+            let (src, dst, ty, undirected) = (s, d, t.id, t.options.undirected);
+            for _ in 0..dc.unsigned_abs() {
+                log.push(if dc > 0 {
+                    crate::GraphChange::EdgeAdded {
+                        src,
+                        dst,
+                        ty,
+                        undirected,
+                    }
+                } else {
+                    crate::GraphChange::EdgeRemoved {
+                        src,
+                        dst,
+                        ty,
+                        undirected,
+                    }
+                });
+            }
         }
         if dc != 0 {
             self.count(COUNT_EDGES, dc);
@@ -859,6 +886,9 @@ impl<'g> WriteTxn<'g> {
         self.put(Cf::Keys, &rec.key.encode(), key_value(id, false).to_vec());
         self.count(COUNT_NODES, -1);
         self.liveness.push((id, false));
+        if let Some(log) = self.changes.as_mut() {
+            log.push(crate::GraphChange::NodeRemoved { id });
+        }
         Ok(true)
     }
 
@@ -935,6 +965,7 @@ impl<'g> WriteTxn<'g> {
             .fail_commits
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
             .is_ok();
+        self.g.versions.begin();
         let written = if injected {
             Err(Error::Storage {
                 context: "committing a write batch",
@@ -944,6 +975,7 @@ impl<'g> WriteTxn<'g> {
             self.g.engine.write(ops, self.g.cfg.durability)
         };
         if let Err(e) = written {
+            self.g.versions.abort();
             self.poisoned = true;
             if new_cat.is_some() {
                 self.g.set_catalog(old_cat.clone());
@@ -952,7 +984,8 @@ impl<'g> WriteTxn<'g> {
             return Err(e);
         }
         // Published only now that the batch is durable.
-        self.g.bump_version();
+        let changes = self.changes.as_mut().map(std::mem::take);
+        self.g.versions.end(changes);
         self.state.next_node = self.next_node;
         self.state.next_edge = self.next_edge;
         for (k, id) in self.new_keys.drain() {
