@@ -276,6 +276,67 @@ impl Analytics {
         })
     }
 
+    /// The lightest path from `a` to `b` by edge weight (Dijkstra; an edge without a weight
+    /// weighs 1, a negative or NaN weight met on the way is an error), as (length, keys), or
+    /// `None` when unreachable. Runs on the weighted projection (built if stale).
+    pub fn weighted_shortest_path(
+        &self,
+        a: &NodeKey,
+        b: &NodeKey,
+        dir: Direction,
+        ctrl: &Control,
+    ) -> Result<Option<(f64, Vec<NodeKey>)>> {
+        let p = self.spec_projection(true, ctrl)?;
+        let (s, t) = (self.index(&p, a)?, self.index(&p, b)?);
+        Ok(hopdb_algo::dijkstra(view(&p, dir), s, t, ctrl)?
+            .map(|(len, nodes)| (len, nodes.iter().map(|&v| p.key(v).clone()).collect())))
+    }
+
+    /// Every fewest-hop path from `a` to `b` (parallel edges give one path), at most `limit`.
+    pub fn all_shortest_paths(
+        &self,
+        a: &NodeKey,
+        b: &NodeKey,
+        dir: Direction,
+        limit: Option<usize>,
+        ctrl: &Control,
+    ) -> Result<Vec<Vec<NodeKey>>> {
+        let p = self.whole(ctrl)?;
+        let (s, t) = (self.index(&p, a)?, self.index(&p, b)?);
+        let (fwd, back) = match dir {
+            Direction::Out => (p.out(), p.inc()),
+            Direction::In => (p.inc(), p.out()),
+            Direction::Both => (p.both(), p.both()),
+        };
+        let paths = hopdb_algo::all_shortest_paths(fwd, back, s, t, limit, ctrl)?;
+        Ok(paths
+            .into_iter()
+            .map(|path| path.iter().map(|&v| p.key(v).clone()).collect())
+            .collect())
+    }
+
+    /// Hop distance from `source` to every node within `max_depth` (`u32::MAX`: not reached).
+    pub fn bfs_distances(
+        &self,
+        source: &NodeKey,
+        dir: Direction,
+        max_depth: Option<u32>,
+        ctrl: &Control,
+    ) -> Result<NodeValues<u32>> {
+        let p = self.whole(ctrl)?;
+        let s = self.index(&p, source)?;
+        let values = hopdb_algo::bfs_distances(&[view(&p, dir)], s, max_depth, ctrl)?;
+        Ok(NodeValues { projection: p, values })
+    }
+
+    /// Weighted distance from `source` to every node (`f64::INFINITY`: unreachable).
+    pub fn dijkstra_distances(&self, source: &NodeKey, dir: Direction, ctrl: &Control) -> Result<NodeValues<f64>> {
+        let p = self.spec_projection(true, ctrl)?;
+        let s = self.index(&p, source)?;
+        let values = hopdb_algo::dijkstra_distances(view(&p, dir), s, ctrl)?;
+        Ok(NodeValues { projection: p, values })
+    }
+
     fn spec_projection(&self, weighted: bool, ctrl: &Control) -> Result<SharedProjection> {
         let spec = if weighted {
             ProjectionSpec::weighted()

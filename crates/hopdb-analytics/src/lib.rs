@@ -67,9 +67,14 @@ pub enum Via {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Used {
     Store,
-    Projection { version: u64 },
+    Projection {
+        version: u64,
+    },
     /// The projection built at `base`, brought to `version` by the change log.
-    Overlay { base: u64, version: u64 },
+    Overlay {
+        base: u64,
+        version: u64,
+    },
 }
 
 /// A query's answer and the path that produced it.
@@ -321,9 +326,15 @@ impl Analytics {
             Via::Projection => Ok(Source::Projection(self.projection(&spec, ctrl)?.projection)),
             Via::Auto => {
                 let v = txn.version();
-                let fresh = self
-                    .fresh(&spec, v)
-                    .or_else(|| self.fresh(&ProjectionSpec { weighted: true, ..spec.clone() }, v));
+                let fresh = self.fresh(&spec, v).or_else(|| {
+                    self.fresh(
+                        &ProjectionSpec {
+                            weighted: true,
+                            ..spec.clone()
+                        },
+                        v,
+                    )
+                });
                 if let Some(p) = fresh {
                     return Ok(Source::Projection(p));
                 }
@@ -361,12 +372,18 @@ impl Analytics {
                         o.apply(&sets);
                         let bound = MIN_OVERLAY_DELTAS.max(o.base().info().edges as usize / 10);
                         if o.deltas() > bound {
-                            tracing::info!(deltas = o.deltas(), "overlay past its bound: dropped until the next build");
+                            tracing::info!(
+                                deltas = o.deltas(),
+                                "overlay past its bound: dropped until the next build"
+                            );
                             *w = None;
                         }
                     }
                     Err(why) => {
-                        tracing::info!(?why, "overlay cannot follow the change log: dropped until the next build");
+                        tracing::info!(
+                            ?why,
+                            "overlay cannot follow the change log: dropped until the next build"
+                        );
                         *w = None;
                     }
                 }
@@ -427,7 +444,10 @@ impl Analytics {
         let value = path
             .map(|nodes| nodes.into_iter().map(|u| adj.key_of(u)).collect::<Result<Vec<_>>>())
             .transpose()?;
-        Ok(Answer { value, used: src.used() })
+        Ok(Answer {
+            value,
+            used: src.used(),
+        })
     }
 
     /// Distinct end nodes of the `min_hops..=max_hops` paths from `start` that use no

@@ -67,10 +67,16 @@ impl Overlay {
             let v = set.version;
             for c in set.changes.iter().flatten() {
                 match c {
-                    GraphChange::NodeAdded { id, key } => self.nodes.entry(*id).or_default().push((v, Some(key.clone()))),
+                    GraphChange::NodeAdded { id, key } => {
+                        self.nodes.entry(*id).or_default().push((v, Some(key.clone())))
+                    }
                     GraphChange::NodeRemoved { id } => self.nodes.entry(*id).or_default().push((v, None)),
-                    GraphChange::EdgeAdded { src, dst, undirected, .. } => self.edge(*src, *dst, *undirected, v, 1),
-                    GraphChange::EdgeRemoved { src, dst, undirected, .. } => self.edge(*src, *dst, *undirected, v, -1),
+                    GraphChange::EdgeAdded {
+                        src, dst, undirected, ..
+                    } => self.edge(*src, *dst, *undirected, v, 1),
+                    GraphChange::EdgeRemoved {
+                        src, dst, undirected, ..
+                    } => self.edge(*src, *dst, *undirected, v, -1),
                 }
             }
             self.applied = v;

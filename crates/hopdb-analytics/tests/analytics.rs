@@ -350,6 +350,96 @@ fn whole_graph_algorithms_match_the_reference() {
     assert!(!an.projection(&ProjectionSpec::all(), &ctrl).unwrap().rebuilt);
 }
 
+/// Weighted paths on a road network (DIMACS arcs with lengths): Dijkstra through `Analytics`
+/// against an independent Dijkstra over the file; all shortest paths are real shortest paths.
+#[test]
+fn weighted_and_all_shortest_paths_on_a_road_network() {
+    let Some(root) = datasets() else { return };
+    let path = root.join("dimacs9-road-rome99/rome99.gr.gz");
+    let text = {
+        let mut s = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap()),
+            &mut s,
+        )
+        .unwrap();
+        s
+    };
+    // Arcs `a u v w`; parallel arcs keep the last weight, as the importer does.
+    let mut arcs: HashMap<(i64, i64), f64> = HashMap::new();
+    for l in text.lines().filter(|l| l.starts_with("a ")) {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        arcs.insert((f[1].parse().unwrap(), f[2].parse().unwrap()), f[3].parse().unwrap());
+    }
+    let g = Graph::in_memory();
+    import(
+        &g,
+        &ImportSpec {
+            edge_lists: vec![EdgeList {
+                weighted: true,
+                ..EdgeList::new(&path)
+            }],
+            ..ImportSpec::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    let an = Analytics::new(g);
+    let ctrl = Control::default();
+    let mut adj: HashMap<i64, Vec<(i64, f64)>> = HashMap::new();
+    for (&(a, b), &w) in &arcs {
+        adj.entry(a).or_default().push((b, w));
+    }
+    let mut nodes: Vec<i64> = arcs.keys().flat_map(|&(a, b)| [a, b]).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    for _ in 0..5 {
+        let s = nodes[rng.random_range(0..nodes.len())];
+        // Reference Dijkstra (binary heap over ordered floats as integers: weights are integers).
+        let mut dist: HashMap<i64, f64> = HashMap::new();
+        let mut heap = std::collections::BinaryHeap::new();
+        heap.push(std::cmp::Reverse((0u64, s)));
+        while let Some(std::cmp::Reverse((d, u))) = heap.pop() {
+            if dist.contains_key(&u) {
+                continue;
+            }
+            dist.insert(u, d as f64);
+            for &(v, w) in adj.get(&u).map(Vec::as_slice).unwrap_or(&[]) {
+                if !dist.contains_key(&v) {
+                    heap.push(std::cmp::Reverse((d + w as u64, v)));
+                }
+            }
+        }
+        let got = an.dijkstra_distances(&NodeKey::Int(s), Direction::Out, &ctrl).unwrap();
+        for (k, d) in got.iter() {
+            let NodeKey::Int(i) = k else { panic!() };
+            assert_eq!(*d, dist.get(i).copied().unwrap_or(f64::INFINITY), "{s} -> {i}");
+        }
+        let t = nodes[rng.random_range(0..nodes.len())];
+        let (len, p) = an
+            .weighted_shortest_path(&NodeKey::Int(s), &NodeKey::Int(t), Direction::Out, &ctrl)
+            .unwrap()
+            .expect("rome99 is strongly connected");
+        assert_eq!(len, dist[&t]);
+        let keys = int_keys(&p);
+        let total: f64 = keys.windows(2).map(|w| arcs[&(w[0], w[1])]).sum();
+        assert_eq!(total, len, "the path's weights add up to its length");
+        // All fewest-hop paths: each a real path of the BFS length.
+        let hops = an.bfs_distances(&NodeKey::Int(s), Direction::Out, None, &ctrl).unwrap();
+        let h = *hops.get(&NodeKey::Int(t)).unwrap() as usize;
+        let all = an
+            .all_shortest_paths(&NodeKey::Int(s), &NodeKey::Int(t), Direction::Out, Some(50), &ctrl)
+            .unwrap();
+        assert!(!all.is_empty());
+        for p in all {
+            let p = int_keys(&p);
+            assert_eq!(p.len() - 1, h);
+            assert!(p.windows(2).all(|w| arcs.contains_key(&(w[0], w[1]))));
+        }
+    }
+}
+
 fn edge(g: &Graph, a: &str, ty: &str, b: &str) {
     g.upsert_edge(a, ty, b, None, Default::default(), WriteMode::Merge)
         .unwrap();
@@ -400,7 +490,16 @@ fn writes_make_the_projection_stale_never_silently() {
     assert_eq!(path.value.unwrap().len(), 4);
     // Trails never run on the overlay: the store answers.
     let trail = an
-        .var_length_endpoints(&"a".into(), 3, &PathQuery { max_hops: 3, ..Default::default() }, None, &ctrl)
+        .var_length_endpoints(
+            &"a".into(),
+            3,
+            &PathQuery {
+                max_hops: 3,
+                ..Default::default()
+            },
+            None,
+            &ctrl,
+        )
         .unwrap();
     assert_eq!((trail.used, trail.value), (Used::Store, vec![NodeKey::from("d")]));
 
@@ -470,13 +569,34 @@ fn background_refresh_brings_the_projection_back() {
 #[test]
 fn overlay_follows_random_writes_exactly() {
     let g = Graph::in_memory();
-    g.define_edge_type("M", EdgeTypeOptions { multi: true, ..Default::default() }).unwrap();
-    g.define_edge_type("U", EdgeTypeOptions { undirected: true, ..Default::default() }).unwrap();
+    g.define_edge_type(
+        "M",
+        EdgeTypeOptions {
+            multi: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    g.define_edge_type(
+        "U",
+        EdgeTypeOptions {
+            undirected: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
     let node = |i: u32| NodeKey::Int(i64::from(i));
     for i in 0..40 {
-        g.upsert_edge(node(i % 30), "D", node((i * 7) % 30), None, Default::default(), WriteMode::Merge)
-            .unwrap();
+        g.upsert_edge(
+            node(i % 30),
+            "D",
+            node((i * 7) % 30),
+            None,
+            Default::default(),
+            WriteMode::Merge,
+        )
+        .unwrap();
     }
     let an = Analytics::new(g.clone());
     let ctrl = Control::default();
@@ -487,9 +607,16 @@ fn overlay_follows_random_writes_exactly() {
         let (a, b) = (node(rng.random_range(0..30)), node(rng.random_range(0..30)));
         let mut tx = g.write().unwrap();
         match rng.random_range(0..7) {
-            0 | 1 => tx.upsert_edge(a.clone(), "D", b.clone(), None, Default::default(), WriteMode::Merge).unwrap(),
-            2 => tx.upsert_edge(a.clone(), "U", b.clone(), None, Default::default(), WriteMode::Merge).unwrap(),
-            3 => multi_ids.push(tx.add_edge(a.clone(), "M", b.clone(), None, Default::default()).unwrap()),
+            0 | 1 => tx
+                .upsert_edge(a.clone(), "D", b.clone(), None, Default::default(), WriteMode::Merge)
+                .unwrap(),
+            2 => tx
+                .upsert_edge(a.clone(), "U", b.clone(), None, Default::default(), WriteMode::Merge)
+                .unwrap(),
+            3 => multi_ids.push(
+                tx.add_edge(a.clone(), "M", b.clone(), None, Default::default())
+                    .unwrap(),
+            ),
             4 => {
                 tx.delete_edge_if_exists(a.clone(), "D", b.clone()).unwrap();
                 tx.delete_edge_if_exists(a.clone(), "U", b.clone()).unwrap();
@@ -518,7 +645,8 @@ fn overlay_follows_random_writes_exactly() {
                 match (store, auto) {
                     (Ok(st), Ok(au)) => {
                         overlaid += usize::from(matches!(au.used, Used::Overlay { .. }));
-                        let (x, y): (HashSet<_>, HashSet<_>) = (st.value.into_iter().collect(), au.value.into_iter().collect());
+                        let (x, y): (HashSet<_>, HashSet<_>) =
+                            (st.value.into_iter().collect(), au.value.into_iter().collect());
                         assert_eq!(x, y, "step {step}, {key} {dir:?}");
                     }
                     (Err(AnalyticsError::NodeNotFound { .. }), Err(AnalyticsError::NodeNotFound { .. })) => {}
@@ -526,7 +654,10 @@ fn overlay_follows_random_writes_exactly() {
                 }
             }
             let t = node((s * 11 + 5) % 30);
-            let pq = |via| PathQuery { via, ..Default::default() };
+            let pq = |via| PathQuery {
+                via,
+                ..Default::default()
+            };
             let len = |via| {
                 an.shortest_path(&key, &t, &pq(via), &ctrl)
                     .map(|a| a.value.map(|p| p.len()))
