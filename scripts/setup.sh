@@ -22,3 +22,14 @@ if ! python3 -c "import networkx, igraph, leidenalg" >/dev/null 2>&1; then
   python3 -m pip install -q -r "$(dirname "$0")/requirements-test.txt" 2>&1 | grep -v "as the 'root' user" >&2 || true
   python3 -c "import networkx, igraph, leidenalg"
 fi
+# The Python package: one wheel, built with the shared release profile (RocksDB compiled once
+# for tests, CLI and wheel), then installed for python3. Elsewhere: `cd python && maturin build
+# --release --strip`, copy the wheel from target/wheels and `pip install` it.
+python3 -c "import maturin" >/dev/null 2>&1 || python3 -m pip install -q "maturin==1.16.0" 2>&1 | grep -v "as the 'root' user" >&2 || true
+python3 -c "import pytest" >/dev/null 2>&1 || python3 -m pip install -q "pytest==9.2.0" 2>&1 | grep -v "as the 'root' user" >&2 || true
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/hopdb/target}"
+wheels="$CARGO_TARGET_DIR/hopdb-wheels"
+rm -rf "$wheels"
+(cd "$(dirname "$0")/../python" && python3 -m maturin build --quiet --release --strip -o "$wheels" >&2)
+python3 -m pip install -q --force-reinstall --no-deps "$wheels"/hopdb-*.whl 2>&1 | grep -v "as the 'root' user" >&2 || true
+python3 -c "import hopdb" || { echo "setup: the hopdb wheel did not install" >&2; exit 1; }

@@ -11,3 +11,5 @@ cargo fmt --all -- --check
 # One profile (release) for tests, benches, the CLI and the Python wheel: RocksDB is built once.
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo test --release --workspace
+# The Python package (installed by setup.sh), from the repository root so `import hopdb` is the wheel.
+python3 -m pytest -q -p no:cacheprovider python/tests

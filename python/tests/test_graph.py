@@ -1,0 +1,267 @@
+"""The `hopdb` package: the store API from Python, errors, atomic batches, snapshots,
+durability across reopen and kill -9, one writer per store, threads and asyncio, NetworkX
+round trips, and traversals/algorithms cross-checked against NetworkX on a real graph."""
+
+import asyncio
+import gzip
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import hopdb
+
+DATASETS = Path(os.environ.get("HOPDB_DATASETS", Path(__file__).resolve().parents[3] / "shared" / "datasets"))
+
+
+def datasets():
+    if not DATASETS.is_dir():
+        pytest.skip(f"no datasets at {DATASETS} (set HOPDB_DATASETS)")
+    return DATASETS
+
+
+def test_nodes_edges_values_round_trip():
+    with hopdb.Graph() as g:
+        props = {"n": None, "b": True, "i": -(2**63), "f": 1.5, "s": "ü", "by": b"\x00\xff", "l": [1, [2, "x"]], "m": {"k": {"z": 1}}}
+        g.upsert_node("a", ["Person", "Person", "Author"], props)
+        assert g.node("a") == {"key": "a", "labels": ["Person", "Author"], "props": props}
+        g.upsert_node("a", ["Extra"], {"i": 7})
+        n = g.node("a")
+        assert n["labels"] == ["Person", "Author", "Extra"] and n["props"]["i"] == 7 and n["props"]["s"] == "ü"
+        g.upsert_node("a", ["Only"], {"x": 1}, replace=True)
+        assert g.node("a") == {"key": "a", "labels": ["Only"], "props": {"x": 1}}
+        g.upsert_node(42, [], None)
+        assert g.has_node(42) and not g.has_node("42")
+        g.upsert_edge("a", "R", 42, 2.5, {"since": 2020})
+        e = g.edge("a", 42, "R")
+        assert e == {"src": "a", "type": "R", "dst": 42, "weight": 2.5, "props": {"since": 2020}}
+        assert g.edge(42, "a") is None and g.edge(42, "a", either_direction=True)["src"] == "a"
+        assert g.degree("a", "out") == (1, 2.5) and g.degree(42, "in") == (1, 2.5)
+        assert g.neighbors(42, "in") == ["a"]
+        assert g.nodes(["a", "missing", 42]) == [g.node("a"), None, g.node(42)]
+        assert g.degrees(["a", "missing"]) == [(1, 2.5), None]
+        assert g.edges_of(["a", "missing"], "out")[1] is None
+        assert g.edges_between([("a", 42), (42, "a")]) == [e, None]
+        assert g.node_count() == 2 and g.edge_count() == 1
+        assert dict((n, c) for n, c in g.labels()) == {"Only": 1}
+        assert g.delete_edge("a", "R", 42) and not g.delete_edge("a", "R", 42)
+        assert g.delete_node(42) and not g.delete_node(42)
+
+
+def test_errors_are_a_small_hierarchy():
+    g = hopdb.Graph()
+    with pytest.raises(hopdb.NotFound, match="does not exist"):
+        g.edges("nobody")
+    with pytest.raises(hopdb.InvalidArgument):
+        g.upsert_node(True)
+    with pytest.raises(hopdb.InvalidArgument):
+        g.upsert_node("x", [], {"bad": object()})
+    with pytest.raises(hopdb.InvalidArgument):
+        g.upsert_node("x", [], {1: "non-str name"})
+    with pytest.raises(hopdb.InvalidArgument):
+        g.upsert_edge("a", "R", "b", float("nan"))
+    with pytest.raises(hopdb.InvalidArgument, match="direction"):
+        g.edges("a", "sideways")
+    for cls in (hopdb.NotFound, hopdb.InvalidArgument, hopdb.StoreLocked, hopdb.CorruptionError, hopdb.Cancelled):
+        assert issubclass(cls, hopdb.Error)
+    g.close()
+    with pytest.raises(hopdb.ClosedError):
+        g.node_count()
+
+
+def test_batches_are_atomic():
+    g = hopdb.Graph()
+    with g.batch() as b:
+        b.upsert_node("a", ["L"], {"x": 1})
+        b.upsert_edge("a", "R", "b", 2.0)
+        b.upsert_edge("b", "R", "c")
+    assert g.edge_count() == 2
+    with pytest.raises(RuntimeError):
+        with g.batch() as b:
+            b.upsert_edge("c", "R", "d")
+            raise RuntimeError("abandon")
+    assert not g.has_node("d"), "a batch left by an exception applies nothing"
+    with pytest.raises(hopdb.InvalidArgument):
+        with g.batch() as b:
+            b.upsert_edge("c", "R", "e")
+            b.upsert_edge("c", "R", "f", float("inf"))  # invalid: the whole batch fails
+    assert not g.has_node("e"), "a failing batch applies nothing"
+    with g.batch() as b:
+        b.delete_edge("a", "R", "b")
+        b.delete_node("c")
+    assert g.edge_count() == 0 and not g.has_node("c")
+    g.upsert_edges([("x", "R", "y"), {"src": "y", "type": "R", "dst": "z", "weight": 1.0, "props": {"p": 1}}])
+    g.upsert_nodes([("x", ["X"], {"a": 1}), {"key": "y", "labels": ["Y"]}])
+    assert g.node("x")["labels"] == ["X"] and g.edge("y", "z")["props"] == {"p": 1}
+    with pytest.raises(hopdb.InvalidArgument):
+        g.upsert_edges([("p", "R", "q"), ("p", "R")])
+    assert not g.has_node("p")
+
+
+def test_snapshots_do_not_see_later_writes():
+    g = hopdb.Graph()
+    g.upsert_edge("a", "R", "b")
+    snap = g.snapshot()
+    g.upsert_edge("a", "R", "c")
+    g.delete_node("b")
+    assert snap.neighbors("a", "out") == ["b"] and snap.has_node("b")
+    assert sorted(g.neighbors("a", "out")) == ["c"]
+
+
+def test_durable_across_reopen_and_one_writer(tmp_path):
+    path = str(tmp_path / "store")
+    with hopdb.Graph(path) as g:
+        g.upsert_edge("a", "R", "b", 1.0)
+        with pytest.raises(hopdb.StoreLocked):
+            hopdb.Graph(path)
+        ro = hopdb.Graph(path, read_only=True)
+        assert ro.has_edge("a", "b")
+        with pytest.raises(hopdb.ReadOnlyError):
+            ro.upsert_node("x")
+        ro.close()
+    with hopdb.open(path) as g:
+        assert g.edge("a", "b")["weight"] == 1.0
+        assert g.path == path
+
+
+WRITER = """
+import hopdb, sys
+g = hopdb.Graph(sys.argv[1])
+i = 0
+while True:
+    g.upsert_edge(f"n{i}", "NEXT", f"n{i + 1}", None, {"i": i})
+    print(i, flush=True)   # acknowledged: the write returned
+    i += 1
+"""
+
+
+def test_acknowledged_writes_survive_kill_9(tmp_path):
+    path = str(tmp_path / "store")
+    p = subprocess.Popen([sys.executable, "-c", WRITER, path], stdout=subprocess.PIPE, text=True)
+    acked = -1
+    deadline = time.time() + 2.0
+    while time.time() < deadline:
+        line = p.stdout.readline()
+        if not line:
+            break
+        acked = int(line)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    assert acked > 50, f"the writer acknowledged only {acked} writes"
+    with hopdb.Graph(path) as g:
+        for i in range(acked + 1):
+            assert g.edge(f"n{i}", f"n{i + 1}", "NEXT")["props"] == {"i": i}, f"acknowledged write {i} lost"
+
+
+def test_threads_and_asyncio():
+    g = hopdb.Graph()
+    g.upsert_edges([(f"n{i}", "R", f"n{i + 1}") for i in range(2000)])
+    errors = []
+
+    def work(t):
+        try:
+            for i in range(300):
+                assert g.k_hop(f"n{(i * 7 + t) % 1900}", 3, direction="out") != []
+                g.upsert_node(f"t{t}-{i}", ["T"])
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert g.node_count() == 2001 + 8 * 300
+
+    async def main():
+        got = await asyncio.gather(*[g.run("neighbors", f"n{i}", "out") for i in range(50)])
+        return got
+
+    assert asyncio.run(main()) == [[f"n{i + 1}"] for i in range(50)]
+
+
+def test_networkx_round_trip():
+    nx = pytest.importorskip("networkx")
+    G = nx.karate_club_graph()
+    g = hopdb.from_networkx(G)
+    assert g.node_count() == G.number_of_nodes() and g.edge_count() == G.number_of_edges()
+    assert g.edge_types()[0][2] is True, "an undirected NetworkX graph gives an undirected type"
+    H = g.to_networkx()
+    assert set(H.nodes) == set(G.nodes)
+    assert {frozenset(e) for e in H.to_undirected().edges} == {frozenset(e) for e in G.edges}
+    assert H.nodes[0]["club"] == G.nodes[0]["club"]
+    for u, v, w in G.edges(data="weight"):
+        assert g.edge(u, v, either_direction=True)["weight"] == w
+
+
+def load_edge_list(path):
+    pairs = []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            a, b = line.split()[:2]
+            pairs.append((int(a), int(b)))
+    return pairs
+
+
+def test_traversals_and_algorithms_match_networkx():
+    nx = pytest.importorskip("networkx")
+    path = datasets() / "snap-wiki-Vote" / "wiki-Vote.txt.gz"
+    pairs = load_edge_list(path)
+    G = nx.DiGraph(pairs)
+    g = hopdb.Graph()
+    report = g.import_files(edge_lists=[str(path)])
+    assert report["rows"] == len(pairs)
+    assert g.node_count() == G.number_of_nodes() and g.edge_count() == G.number_of_edges()
+    U = G.to_undirected()
+    rng = random.Random(1)
+    nodes = list(G.nodes)
+    for _ in range(20):
+        s, t = rng.choice(nodes), rng.choice(nodes)
+        dist = nx.single_source_shortest_path_length(G, s, cutoff=2)
+        assert set(g.k_hop(s, 2, direction="out")) == {v for v, d in dist.items() if 1 <= d <= 2}
+        assert set(g.k_hop(s, 2, direction="out", mode="exactly")) == {v for v, d in dist.items() if d == 2}
+        got = g.shortest_path(s, t)
+        want = nx.shortest_path_length(U, s, t) if nx.has_path(U, s, t) else None
+        assert (None if got is None else len(got) - 1) == want
+        lim = g.k_hop(s, 4, limit=100)
+        assert len(lim) == min(100, len(nx.single_source_shortest_path_length(U, s, cutoff=4)) - 1)
+    pr = g.pagerank(tolerance=1e-10, max_iterations=1000)
+    # NetworkX's pure-Python PageRank (its default one needs SciPy).
+    from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
+
+    want = _pagerank_python(G, tol=1e-12, max_iter=1000)
+    assert sum(abs(pr[k] - want[k]) for k in want) < 1e-6
+    wcc = g.weakly_connected_components()
+    assert len(set(wcc.values())) == nx.number_weakly_connected_components(G)
+    total, _ = g.triangles()
+    assert total == sum(nx.triangles(U).values()) // 3
+    membership, q = g.communities(method="leiden")
+    comms = {}
+    for k, c in membership.items():
+        comms.setdefault(c, set()).add(k)
+    # Each relationship is one undirected edge: a reciprocal pair weighs 2.
+    W = nx.Graph()
+    W.add_nodes_from(G)
+    for a, b in G.edges:
+        w = W.get_edge_data(a, b, {"weight": 0})["weight"]
+        W.add_edge(a, b, weight=w + 1)
+    assert abs(q - nx.community.modularity(W, comms.values(), weight="weight")) < 1e-6
+    info = g.project()
+    assert info["nodes"] == G.number_of_nodes() and not info["rebuilt"]
+
+
+def test_timeouts_cancel_long_work():
+    g = hopdb.Graph()
+    g.upsert_edges([(i, "R", i + 1) for i in range(50_000)])
+    with pytest.raises(hopdb.Cancelled):
+        g.k_hop(0, 100_000, direction="out", timeout=0.0)
+    assert len(g.k_hop(0, 100_000, direction="out")) == 50_000
