@@ -1013,6 +1013,70 @@ impl GraphHandle {
         d.into_py_any(py)
     }
 
+    /// Bulk-loads Arrow tables atomically, like Parquet files: `nodes` and `edges` are lists
+    /// of tables, or of (spec, table) pairs where spec gives the labels of every node row
+    /// ("A:B") or the type of edge rows without a type column. A table is anything with
+    /// `__arrow_c_stream__` (pyarrow Table / RecordBatchReader, Polars and pandas DataFrames),
+    /// read without copying. Columns: `id` / `src`, `dst` (str or int keys), `labels`,
+    /// `type`, `weight`; every other column is a property.
+    #[pyo3(signature = (*, nodes=Vec::new(), edges=Vec::new(), id="id", src="src", dst="dst", labels="labels", r#type="type", weight="weight"))]
+    #[allow(clippy::too_many_arguments)]
+    fn import_tables(
+        &self,
+        py: Python<'_>,
+        nodes: Vec<Bound<'_, PyAny>>,
+        edges: Vec<Bound<'_, PyAny>>,
+        id: &str,
+        src: &str,
+        dst: &str,
+        labels: &str,
+        r#type: &str,
+        weight: &str,
+    ) -> PyResult<Py<PyAny>> {
+        use hopdb_import::{parquet::Columns, parquet::TableInput, ImportSpec};
+        let columns = Columns {
+            id: id.into(),
+            src: src.into(),
+            dst: dst.into(),
+            labels: Some(labels.into()),
+            ty: Some(r#type.into()),
+            weight: Some(weight.into()),
+            ..Columns::default()
+        };
+        let tables = |items: &[Bound<'_, PyAny>], what: &str| -> PyResult<Vec<TableInput>> {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let (spec, table) = match item.extract::<(String, Bound<'_, PyAny>)>() {
+                        Ok((spec, t)) => (Some(spec), t),
+                        Err(_) => (None, item.clone()),
+                    };
+                    let (schema, batches) = arrow_stream(&table)?;
+                    let mut t = TableInput::from_batches(&format!("<{what} table {}>", i + 1), schema, batches);
+                    t.spec = spec;
+                    t.columns = columns.clone();
+                    Ok(t)
+                })
+                .collect()
+        };
+        let spec = ImportSpec {
+            parquet_nodes: tables(&nodes, "nodes")?,
+            parquet_edges: tables(&edges, "edges")?,
+            ..ImportSpec::default()
+        };
+        let g = self.open()?.g.clone();
+        let r = py
+            .detach(|| hopdb_import::import(&g, &spec, &hopdb_import::NoProgress))
+            .map_err(import_err)?;
+        let d = PyDict::new(py);
+        d.set_item("nodes", r.nodes)?;
+        d.set_item("edges", r.edges)?;
+        d.set_item("rows", r.rows)?;
+        d.set_item("seconds", r.seconds)?;
+        d.into_py_any(py)
+    }
+
     // ---- traversals (point queries: the store, or the projection when fresh) ----
 
     /// Distinct nodes within (mode="within") or exactly (mode="exactly") k hops of `key`,
@@ -1323,6 +1387,41 @@ impl GraphHandle {
         d.set_item("rebuilt", p.rebuilt)?;
         d.into_py_any(py)
     }
+}
+
+/// The record batches of anything exporting the Arrow C stream interface, imported without
+/// copying the buffers.
+fn arrow_stream(
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<(arrow::datatypes::SchemaRef, Vec<arrow::record_batch::RecordBatch>)> {
+    use arrow::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
+    use arrow::record_batch::RecordBatchReader;
+    use pyo3::types::PyCapsule;
+    if !obj.hasattr("__arrow_c_stream__")? {
+        return Err(InvalidArgument::new_err(format!(
+            "{} is not an Arrow table (no __arrow_c_stream__; pass a pyarrow Table, a Polars or pandas DataFrame)",
+            obj.get_type().name()?
+        )));
+    }
+    let capsule = obj.call_method0("__arrow_c_stream__")?;
+    let capsule = capsule
+        .cast::<PyCapsule>()
+        .map_err(|_| InvalidArgument::new_err("__arrow_c_stream__ did not return a capsule"))?;
+    // Checks the capsule's name, as the Arrow PyCapsule interface specifies.
+    let ptr = capsule
+        .pointer_checked(Some(c"arrow_array_stream"))
+        .map_err(|_| InvalidArgument::new_err("__arrow_c_stream__ did not return an arrow_array_stream capsule"))?
+        .as_ptr() as *mut FFI_ArrowArrayStream;
+    // SAFETY: a capsule of that name holds a valid FFI_ArrowArrayStream; `from_raw` moves the stream out and leaves a
+    // released one behind, so the capsule's destructor does not release it twice.
+    #[allow(unsafe_code)]
+    let reader =
+        unsafe { RecordBatchStreamReader::from_raw(ptr) }.map_err(|e| InvalidArgument::new_err(e.to_string()))?;
+    let schema = reader.schema();
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| InvalidArgument::new_err(format!("reading the Arrow stream: {e}")))?;
+    Ok((schema, batches))
 }
 
 fn per_node<'a, T: IntoPyObjectExt<'a> + Copy + 'a>(

@@ -157,6 +157,7 @@ pub(crate) fn read_nodes(run: &mut Run, f: &GraphragFiles) -> Result<()> {
             keep: true,
             ..Columns::default()
         },
+        batches: None,
     };
     let mut titles = HashSet::new();
     read_with(run, &t, true, &mut |props| {
@@ -214,6 +215,7 @@ pub(crate) fn read_edges(run: &mut Run, f: &GraphragFiles) -> Result<()> {
             keep: true,
             ..Columns::default()
         },
+        batches: None,
     };
     read_with(run, &t, false, &mut |_| {})
 }

@@ -182,6 +182,7 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
             spec.parquet_nodes
                 .iter()
                 .chain(&spec.parquet_edges)
+                .filter(|t| t.batches.is_none())
                 .map(|t| t.file.as_path()),
         )
         .chain(spec.graphml.iter().map(PathBuf::as_path))
@@ -195,7 +196,21 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
         .into_iter()
         .chain(graphrag_files.iter().flat_map(|f| f.all()))
         .collect();
-    if files.is_empty() {
+    let memory_tables = spec
+        .parquet_nodes
+        .iter()
+        .chain(&spec.parquet_edges)
+        .filter_map(|t| t.batches.as_ref());
+    let memory_bytes: u64 = memory_tables
+        .flat_map(|m| m.batches.iter())
+        .map(|b| b.get_array_memory_size() as u64)
+        .sum();
+    let has_memory = spec
+        .parquet_nodes
+        .iter()
+        .chain(&spec.parquet_edges)
+        .any(|t| t.batches.is_some());
+    if files.is_empty() && !has_memory {
         return Err(ImportError::Usage(
             "nothing to import: give --nodes, --relationships or --edge-list".into(),
         ));
@@ -205,7 +220,7 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
             return Err(ImportError::Usage(format!("{}: no such file", f.display())));
         }
     }
-    let input_bytes = input::total_bytes(files.iter().copied());
+    let input_bytes = input::total_bytes(files.iter().copied()) + memory_bytes;
     progress.start(input_bytes);
     // Relationship files name ids that node files define (neo4j-admin); edge lists create
     // their endpoints.

@@ -104,7 +104,8 @@ impl Default for Columns {
     }
 }
 
-/// One Parquet or Arrow IPC file of nodes or relationships.
+/// One Parquet or Arrow IPC file of nodes or relationships, or record batches already in
+/// memory (an Arrow table handed over from Python: then `file` only names it in messages).
 #[derive(Debug, Clone)]
 pub struct TableInput {
     pub file: PathBuf,
@@ -112,6 +113,14 @@ pub struct TableInput {
     /// without one.
     pub spec: Option<String>,
     pub columns: Columns,
+    pub batches: Option<MemoryTable>,
+}
+
+/// Record batches in memory, read instead of a file.
+#[derive(Debug, Clone)]
+pub struct MemoryTable {
+    pub schema: SchemaRef,
+    pub batches: Arc<Vec<RecordBatch>>,
 }
 
 impl TableInput {
@@ -120,6 +129,18 @@ impl TableInput {
             file: file.into(),
             spec: None,
             columns: Columns::default(),
+            batches: None,
+        }
+    }
+
+    /// An in-memory table; `name` stands for the file in messages (e.g. `<nodes table 1>`).
+    pub fn from_batches(name: &str, schema: SchemaRef, batches: Vec<RecordBatch>) -> Self {
+        TableInput {
+            batches: Some(MemoryTable {
+                schema,
+                batches: Arc::new(batches),
+            }),
+            ..TableInput::new(name)
         }
     }
 
@@ -133,6 +154,7 @@ impl TableInput {
             file: file.into(),
             spec,
             columns,
+            batches: None,
         }
     }
 }
@@ -345,8 +367,17 @@ pub(crate) fn read(run: &mut Run, t: &TableInput, nodes: bool) -> Result<()> {
 /// [`read`], with `extra` adding to each row's properties.
 pub(crate) fn read_with(run: &mut Run, t: &TableInput, nodes: bool, extra: &mut dyn FnMut(&mut Props)) -> Result<()> {
     let file = t.file.as_path();
-    let (schema, batches, extent) = open_batches(file)?;
-    let size = std::fs::metadata(file).map_or(0, |m| m.len());
+    let (schema, batches, extent, size) = match &t.batches {
+        Some(m) => {
+            let it: BatchIter = Box::new((*m.batches).clone().into_iter().map(Ok));
+            let bytes = m.batches.iter().map(|b| b.get_array_memory_size() as u64).sum();
+            (m.schema.clone(), it, Extent::Batches(m.batches.len() as u64), bytes)
+        }
+        None => {
+            let (schema, it, extent) = open_batches(file)?;
+            (schema, it, extent, std::fs::metadata(file).map_or(0, |m| m.len()))
+        }
+    };
     let mut layout = Layout::new(&schema, &t.columns, nodes, t.spec.is_some(), file)?;
     if let (Some(s), true) = (&t.spec, nodes) {
         layout.spec_labels = s.split(':').filter(|l| !l.is_empty()).map(str::to_string).collect();
@@ -1209,6 +1240,7 @@ pub fn parquet_export_spec(dir: &Path) -> Result<ImportSpec> {
             labels: Some(s(nodes, "labels_column")?),
             ..Columns::default()
         },
+        batches: None,
     });
     for rel in m
         .get("relationships")
@@ -1234,6 +1266,7 @@ pub fn parquet_export_spec(dir: &Path) -> Result<ImportSpec> {
                 ty: None,
                 ..Columns::default()
             },
+            batches: None,
         });
     }
     Ok(spec)
