@@ -442,6 +442,15 @@ fn json_value(v: &Value) -> std::result::Result<Value, String> {
 }
 
 fn key_at(a: &dyn Array, i: usize, json: bool) -> std::result::Result<Option<NodeKey>, String> {
+    if !json {
+        match (str_at(a, i), a.data_type()) {
+            (Some(s), _) if !s.is_empty() => return Ok(Some(NodeKey::Str(s.to_string()))),
+            (None, DataType::Int64) if !a.is_null(i) => {
+                return Ok(Some(NodeKey::Int(a.as_primitive::<Int64Type>().value(i))))
+            }
+            _ => {}
+        }
+    }
     let Some(v) = value_at(a, i)? else { return Ok(None) };
     let v = if json { json_value(&v)? } else { v };
     match v {
@@ -483,7 +492,10 @@ fn node_row(
         Err(e) => return ctx.malformed(&mut run.bad, col_name(l, kc.idx), e),
     };
     let mut labels: Vec<String> = l.spec_labels.clone();
-    if let Some(li) = l.labels {
+    if let Some(li) = l
+        .labels
+        .filter(|&li| !push_list_labels(cols[li].as_ref(), i, &mut labels))
+    {
         match value_at(cols[li].as_ref(), i) {
             Ok(None) => {}
             Ok(Some(Value::Str(s))) => {
@@ -546,11 +558,15 @@ fn edge_row(
             Err(e) => return ctx.malformed(&mut run.bad, col_name(l, c.idx), e),
         }
     }
-    let mut ty = spec_type.map(str::to_string);
-    if let Some(ti) = l.ty {
+    // Borrowed from the column when it is a plain string column (no allocation per row).
+    let mut ty: Option<std::borrow::Cow<'_, str>> = spec_type.map(std::borrow::Cow::Borrowed);
+    let fast_ty = l.ty.and_then(|ti| str_at(cols[ti].as_ref(), i));
+    if let Some(t) = fast_ty.filter(|t| !t.is_empty()) {
+        ty = Some(std::borrow::Cow::Borrowed(t));
+    } else if let Some(ti) = l.ty.filter(|_| fast_ty.is_none()) {
         match value_at(cols[ti].as_ref(), i) {
             Ok(None) => {}
-            Ok(Some(Value::Str(s))) if !s.is_empty() => ty = Some(s),
+            Ok(Some(Value::Str(s))) if !s.is_empty() => ty = Some(std::borrow::Cow::Owned(s)),
             Ok(Some(Value::Str(_))) => {}
             Ok(Some(other)) => {
                 let reason = format!("a relationship type must be a string, not {}", kind_name(&other));
@@ -610,6 +626,60 @@ fn edge_row(
 }
 
 /// The value at row `i` of `a`; `None` when it is null.
+/// The string at row `i` of a string column, borrowed (no value built); `None` for other
+/// column types and nulls, which then go through [`value_at`].
+fn str_at(a: &dyn Array, i: usize) -> Option<&str> {
+    if a.is_null(i) {
+        return None;
+    }
+    match a.data_type() {
+        DataType::Utf8 => Some(a.as_string::<i32>().value(i)),
+        DataType::LargeUtf8 => Some(a.as_string::<i64>().value(i)),
+        DataType::Utf8View => Some(a.as_string_view().value(i)),
+        _ => None,
+    }
+}
+
+/// The labels of row `i` of a list-of-strings column (list or large list; utf8, large utf8 or
+/// utf8 view items, as pyarrow and Polars export them), pushed without building values; false
+/// when the column is of another type (the caller falls back to [`value_at`]).
+fn push_list_labels(a: &dyn Array, i: usize, out: &mut Vec<String>) -> bool {
+    let (lo, hi, items) = match a.data_type() {
+        DataType::List(_) => {
+            let l = a.as_list::<i32>();
+            (
+                l.value_offsets()[i] as usize,
+                l.value_offsets()[i + 1] as usize,
+                l.values(),
+            )
+        }
+        DataType::LargeList(_) => {
+            let l = a.as_list::<i64>();
+            (
+                l.value_offsets()[i] as usize,
+                l.value_offsets()[i + 1] as usize,
+                l.values(),
+            )
+        }
+        _ => return false,
+    };
+    if !matches!(
+        items.data_type(),
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    ) {
+        return false;
+    }
+    if !a.is_null(i) {
+        out.extend(
+            (lo..hi)
+                .filter_map(|j| str_at(items.as_ref(), j))
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+        );
+    }
+    true
+}
+
 pub(crate) fn value_at(a: &dyn Array, i: usize) -> std::result::Result<Option<Value>, String> {
     use DataType as D;
     if matches!(a.data_type(), D::Null) || a.is_null(i) {
