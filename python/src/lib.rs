@@ -1246,8 +1246,10 @@ impl GraphHandle {
 
     // ---- whole-graph algorithms (on the cached projection) ----
 
-    /// PageRank as {key: score}; `seeds` makes it personalised.
-    #[pyo3(signature = (*, damping=0.85, max_iterations=100, tolerance=1e-6, seeds=None, timeout=None))]
+    /// PageRank as {key: score} (or, `as_arrays`, (keys, array.array('d'))); `seeds` makes it
+    /// personalised.
+    #[pyo3(signature = (*, damping=0.85, max_iterations=100, tolerance=1e-6, seeds=None, as_arrays=false, timeout=None))]
+    #[allow(clippy::too_many_arguments)]
     fn pagerank(
         &self,
         py: Python<'_>,
@@ -1255,6 +1257,7 @@ impl GraphHandle {
         max_iterations: u32,
         tolerance: f64,
         seeds: Option<&Bound<'_, PyAny>>,
+        as_arrays: bool,
         timeout: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
         let seeds = seeds.map(to_keys).transpose()?.unwrap_or_default();
@@ -1268,28 +1271,39 @@ impl GraphHandle {
         let r = py
             .detach(|| an.pagerank_with_seeds(&opts, &seeds, &ctrl))
             .map_err(an_err)?;
-        per_node(py, r.iter())
+        node_values(py, &r, as_arrays)
     }
 
-    /// Weakly connected components as {key: component number}.
-    #[pyo3(signature = (*, timeout=None))]
-    fn weakly_connected_components(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Py<PyAny>> {
+    /// Weakly connected components as {key: component number} (or arrays, see pagerank).
+    #[pyo3(signature = (*, as_arrays=false, timeout=None))]
+    fn weakly_connected_components(
+        &self,
+        py: Python<'_>,
+        as_arrays: bool,
+        timeout: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
         let (an, ctrl) = (self.open()?.an.clone(), control(timeout)?);
         let c = py.detach(|| an.weakly_connected_components(&ctrl)).map_err(an_err)?;
-        per_node(py, c.membership.iter())
+        node_values(py, &c.membership, as_arrays)
     }
 
-    /// Strongly connected components as {key: component number}.
-    #[pyo3(signature = (*, timeout=None))]
-    fn strongly_connected_components(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Py<PyAny>> {
+    /// Strongly connected components as {key: component number} (or arrays, see pagerank).
+    #[pyo3(signature = (*, as_arrays=false, timeout=None))]
+    fn strongly_connected_components(
+        &self,
+        py: Python<'_>,
+        as_arrays: bool,
+        timeout: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
         let (an, ctrl) = (self.open()?.an.clone(), control(timeout)?);
         let c = py.detach(|| an.strongly_connected_components(&ctrl)).map_err(an_err)?;
-        per_node(py, c.membership.iter())
+        node_values(py, &c.membership, as_arrays)
     }
 
     /// Leiden (or Louvain with method="louvain") communities of the undirected graph:
-    /// ({key: community}, modularity).
-    #[pyo3(signature = (*, method="leiden", resolution=1.0, weighted=false, seed=42, timeout=None))]
+    /// ({key: community} or, `as_arrays`, (keys, array.array('I')), modularity).
+    #[pyo3(signature = (*, method="leiden", resolution=1.0, weighted=false, seed=42, as_arrays=false, timeout=None))]
+    #[allow(clippy::too_many_arguments)]
     fn communities(
         &self,
         py: Python<'_>,
@@ -1297,6 +1311,7 @@ impl GraphHandle {
         resolution: f64,
         weighted: bool,
         seed: u64,
+        as_arrays: bool,
         timeout: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
         let (an, ctrl) = (self.open()?.an.clone(), control(timeout)?);
@@ -1324,7 +1339,7 @@ impl GraphHandle {
             }
         }
         .map_err(an_err)?;
-        (per_node(py, c.membership.iter())?, c.quality).into_py_any(py)
+        (node_values(py, &c.membership, as_arrays)?, c.quality).into_py_any(py)
     }
 
     /// Triangles of the simple undirected graph: (total, {key: triangles}).
@@ -1332,7 +1347,7 @@ impl GraphHandle {
     fn triangles(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Py<PyAny>> {
         let (an, ctrl) = (self.open()?.an.clone(), control(timeout)?);
         let (total, per) = py.detach(|| an.triangles(&ctrl)).map_err(an_err)?;
-        (total, per_node(py, per.iter())?).into_py_any(py)
+        (total, node_values(py, &per, false)?).into_py_any(py)
     }
 
     /// Typed neighbour sampling for GNN training: per hop, a list of (node, neighbour) keys.
@@ -1424,13 +1439,51 @@ fn arrow_stream(
     Ok((schema, batches))
 }
 
-fn per_node<'a, T: IntoPyObjectExt<'a> + Copy + 'a>(
-    py: Python<'a>,
-    it: impl Iterator<Item = (&'a NodeKey, &'a T)>,
+/// A per-node value type that fits a stdlib `array.array`.
+trait ArrayItem: Copy {
+    const CODE: &'static str;
+    fn put(self, out: &mut Vec<u8>);
+}
+impl ArrayItem for f64 {
+    const CODE: &'static str = "d";
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_ne_bytes());
+    }
+}
+impl ArrayItem for u32 {
+    const CODE: &'static str = "I";
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_ne_bytes());
+    }
+}
+impl ArrayItem for u64 {
+    const CODE: &'static str = "Q";
+    fn put(self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.to_ne_bytes());
+    }
+}
+
+/// One value per node: {key: value}, or with `as_arrays` (keys list, `array.array` of the
+/// values in the same order), which `numpy.asarray` or `pyarrow.array` wrap without copying.
+fn node_values<'py, T: ArrayItem + IntoPyObjectExt<'py>>(
+    py: Python<'py>,
+    v: &hopdb_analytics::NodeValues<T>,
+    as_arrays: bool,
 ) -> PyResult<Py<PyAny>> {
+    if as_arrays {
+        let mut raw = Vec::with_capacity(v.values.len() * std::mem::size_of::<T>());
+        for &x in &v.values {
+            x.put(&mut raw);
+        }
+        let array = py
+            .import("array")?
+            .getattr("array")?
+            .call1((T::CODE, PyBytes::new(py, &raw)))?;
+        return (keys_py(py, v.projection.keys())?, array).into_py_any(py);
+    }
     let d = PyDict::new(py);
-    for (k, v) in it {
-        d.set_item(key_py(py, k)?, (*v).into_py_any(py)?)?;
+    for (k, &x) in v.iter() {
+        d.set_item(key_py(py, k)?, x.into_py_any(py)?)?;
     }
     d.into_py_any(py)
 }

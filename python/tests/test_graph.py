@@ -240,6 +240,11 @@ def test_traversals_and_algorithms_match_networkx():
 
     want = _pagerank_python(G, tol=1e-12, max_iter=1000)
     assert sum(abs(pr[k] - want[k]) for k in want) < 1e-6
+    keys, scores = g.pagerank(tolerance=1e-10, max_iterations=1000, as_arrays=True)
+    assert scores.typecode == "d" and len(keys) == len(scores) == G.number_of_nodes()
+    assert all(abs(scores[i] - pr[k]) < 1e-15 for i, k in enumerate(keys))
+    np = pytest.importorskip("numpy")
+    assert abs(float(np.asarray(scores).sum()) - 1.0) < 1e-9
     wcc = g.weakly_connected_components()
     assert len(set(wcc.values())) == nx.number_weakly_connected_components(G)
     total, _ = g.triangles()
