@@ -270,3 +270,12 @@ def test_timeouts_cancel_long_work():
     with pytest.raises(hopdb.Cancelled):
         g.k_hop(0, 100_000, direction="out", timeout=0.0)
     assert len(g.k_hop(0, 100_000, direction="out")) == 50_000
+
+
+def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md", "exec"), {})
+    out = capsys.readouterr().out
+    assert "'key': 'charles'" in out and "['ada', 'charles', 'engine']" in out

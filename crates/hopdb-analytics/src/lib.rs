@@ -548,3 +548,8 @@ fn install(
         }
     }
 }
+
+/// The README's Rust examples (the store's and this crate's), compiled and run as doc tests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

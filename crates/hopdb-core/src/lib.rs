@@ -39,8 +39,3 @@ pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
 pub use topology::{Adjacent, NodeId, TypeFilter};
 pub use value::{props, NodeKey, Props, Value, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_PROPS_BYTES};
 pub use write::WriteTxn;
-
-/// The README's examples, compiled and run as doc tests.
-#[doc = include_str!("../../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
