@@ -127,7 +127,9 @@ class Graph(_GraphHandle):
 
     async def run(self, method: str, *args, **kwargs) -> Any:
         """Runs ``getattr(self, method)(*args, **kwargs)`` on a worker thread, for asyncio code:
-        the call releases the GIL, so the event loop keeps running meanwhile."""
+        the event loop keeps running meanwhile. Use it for long work (whole-graph algorithms,
+        imports); call point reads and writes directly: they take microseconds, and the thread
+        hop costs more than the call (BENCHMARKS.md, section 5)."""
         return await asyncio.to_thread(functools.partial(getattr(self, method), *args, **kwargs))
 
     def to_networkx(self, *, multigraph: bool = False):
