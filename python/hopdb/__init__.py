@@ -21,6 +21,7 @@ and a second writer gets :class:`StoreLocked`.
 from __future__ import annotations
 
 import asyncio
+import builtins
 import functools
 from typing import Any, Iterable, Optional
 
@@ -131,6 +132,37 @@ class Graph(_GraphHandle):
         imports); call point reads and writes directly: they take microseconds, and the thread
         hop costs more than the call (BENCHMARKS.md, section 5)."""
         return await asyncio.to_thread(functools.partial(getattr(self, method), *args, **kwargs))
+
+    def to_arrow(self) -> dict:
+        """The whole graph as pyarrow tables (one snapshot): ``{"nodes": Table, "edges":
+        {type: Table}}``. Node tables have ``id`` and ``labels`` columns, edge tables ``src``,
+        ``dst``, ``weight``, then one column per property (``NAME:json`` for mixed kinds), as
+        the Parquet export writes them; ``import_tables`` reads them back. Goes through a
+        temporary Parquet export (not zero-copy)."""
+        import json
+        import tempfile
+
+        import pyarrow.parquet as pq
+
+        with tempfile.TemporaryDirectory(prefix="hopdb-export-") as tmp:
+            self.export(tmp, "parquet")
+            with builtins.open(f"{tmp}/manifest.json") as f:  # `open` here is hopdb.open
+                manifest = json.load(f)
+            nodes = pq.read_table(f"{tmp}/{manifest['nodes']['file']}")
+            edges = {r["type"]: pq.read_table(f"{tmp}/{r['file']}") for r in manifest["relationships"]}
+        return {"nodes": nodes, "edges": edges}
+
+    def to_polars(self) -> dict:
+        """Like :meth:`to_arrow`, as Polars DataFrames."""
+        import polars as pl
+
+        t = self.to_arrow()
+        return {"nodes": pl.from_arrow(t["nodes"]), "edges": {k: pl.from_arrow(v) for k, v in t["edges"].items()}}
+
+    def to_pandas(self) -> dict:
+        """Like :meth:`to_arrow`, as pandas DataFrames (needs pandas)."""
+        t = self.to_arrow()
+        return {"nodes": t["nodes"].to_pandas(), "edges": {k: v.to_pandas() for k, v in t["edges"].items()}}
 
     def to_networkx(self, *, multigraph: bool = False):
         """The whole graph as a NetworkX DiGraph (MultiDiGraph with ``multigraph=True``): node

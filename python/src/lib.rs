@@ -957,6 +957,33 @@ impl GraphHandle {
         d.into_py_any(py)
     }
 
+    /// Writes the graph as files that `import_files` (or `hopdb import --from-export`) reads
+    /// back exactly: "csv" (neo4j-admin CSV) or "parquet" (one nodes file, one file per edge
+    /// type), plus manifest.json, in `dest`. Returns {"nodes", "edges"}. Works while writers
+    /// write (one snapshot).
+    #[pyo3(signature = (dest, format="parquet"))]
+    fn export(&self, py: Python<'_>, dest: std::path::PathBuf, format: &str) -> PyResult<Py<PyAny>> {
+        let g = self.open()?.g.clone();
+        let (nodes, edges) = match format {
+            "parquet" => py
+                .detach(|| hopdb_import::parquet::export_parquet(&g, &dest))
+                .map(|r| (r.nodes, r.edges)),
+            "csv" => py
+                .detach(|| hopdb_import::export::export_csv(&g, &dest))
+                .map(|r| (r.nodes, r.edges)),
+            other => {
+                return Err(InvalidArgument::new_err(format!(
+                    "format is 'parquet' or 'csv', not {other:?}"
+                )))
+            }
+        }
+        .map_err(import_err)?;
+        let d = PyDict::new(py);
+        d.set_item("nodes", nodes)?;
+        d.set_item("edges", edges)?;
+        d.into_py_any(py)
+    }
+
     /// Bulk-loads files atomically (see `hopdb import --help`): neo4j-admin CSV `nodes` and
     /// `relationships` (lists of "[LABEL=]file,..." specs), `edge_lists` (paths), Parquet /
     /// Arrow IPC tables, LightRAG GraphML files, GraphRAG output directories. Returns a dict

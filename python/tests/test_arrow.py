@@ -58,3 +58,23 @@ def test_bad_tables_are_named_and_change_nothing():
     with pytest.raises(hopdb.Error):
         g.import_tables(edges=[("R", pa.table({"src": ["a", None], "dst": ["b", "c"]}))])
     assert g.node_count() == 1 and g.edge_count() == 0
+
+
+def test_to_arrow_and_back():
+    g = hopdb.Graph()
+    g.define_edge_type("U", undirected=True)
+    g.upsert_node("a", ["P"], {"n": 1, "mixed": "x"})
+    g.upsert_node("b", ["P", "Q"], {"n": 2, "mixed": 3})
+    g.upsert_edge("a", "R", "b", 0.5, {"since": 2020})
+    g.upsert_edge("b", "U", "c")
+    t = g.to_arrow()
+    assert t["nodes"].num_rows == 3 and set(t["edges"]) == {"R", "U"}
+    assert t["edges"]["R"].to_pylist() == [{"src": "a", "dst": "b", "weight": 0.5, "since": 2020}]
+    h = hopdb.Graph()
+    h.define_edge_type("U", undirected=True)
+    h.import_tables(nodes=[t["nodes"]], edges=[(k, v) for k, v in t["edges"].items()])
+    assert h.all_nodes() == g.all_nodes()
+    assert h.edges_of(["a", "b", "c"]) == g.edges_of(["a", "b", "c"])
+    pl = pytest.importorskip("polars")
+    frames = g.to_polars()
+    assert isinstance(frames["nodes"], pl.DataFrame) and frames["edges"]["U"].height == 1
