@@ -2,15 +2,17 @@
 //!
 //! usage: algo_bench FILE [--skip N] [--weight-col C] [--queries Q] [--seed S]
 //!
-//! FILE follows the test loader's rules: `#`/`%`/`c`/`p` comment lines, whitespace or comma
-//! separated, DIMACS `a u v w` lines (the `a` dropped), `--skip` leading data lines, node ids
-//! made dense in order of first appearance. Prints one JSON object: load and build times,
+//! FILE is read by the tests' loader (tests/common/edgelist.rs): `#`/`%`/`c`/`p` comment
+//! lines, whitespace or comma separated, DIMACS `a u v w` lines (the `a` dropped), `--skip`
+//! leading data lines, node ids made dense in order of first appearance. Prints one JSON object: load and build times,
 //! memory, the seed nodes (file ids, so bench/algo_vs_peers.py can run the same queries), per
 //! seed latency and distinct count of 2-, 3-, 4-hop within-k (out-edges, no limit) and of the
 //! "within 4, LIMIT 100" query, PageRank (20 iterations) on 1 and 2 threads, and WCC.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+#[path = "../tests/common/edgelist.rs"]
+mod edgelist;
+
+use std::path::Path;
 use std::time::Instant;
 
 use hopdb_algo::components::weakly_connected_components_lp;
@@ -58,65 +60,6 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-struct EdgeList {
-    ids: Vec<String>,
-    edges: Vec<(u32, u32)>,
-    weights: Option<Vec<f64>>,
-}
-
-fn load(args: &Args) -> Result<EdgeList, String> {
-    let raw = std::fs::File::open(&args.file).map_err(|e| format!("{}: {e}", args.file))?;
-    let reader: Box<dyn Read> = if args.file.ends_with(".gz") {
-        Box::new(flate2::read::GzDecoder::new(raw))
-    } else {
-        Box::new(raw)
-    };
-    let mut index: HashMap<String, u32> = HashMap::new();
-    let mut ids = Vec::new();
-    let mut edges = Vec::new();
-    let mut weights = args.weight_col.map(|_| Vec::new());
-    let mut skipped = 0;
-    for line in BufReader::new(reader).lines() {
-        let line = line.map_err(|e| e.to_string())?;
-        let t = line.trim();
-        let comment =
-            t.starts_with('#') || t.starts_with('%') || t == "c" || t.starts_with("c ") || t.starts_with("p ");
-        if t.is_empty() || comment {
-            continue;
-        }
-        if skipped < args.skip {
-            skipped += 1;
-            continue;
-        }
-        let mut cols: Vec<&str> = t
-            .split(|c: char| c.is_whitespace() || c == ',')
-            .filter(|c| !c.is_empty())
-            .collect();
-        if cols.first() == Some(&"a") {
-            cols.remove(0);
-        }
-        if cols.len() < 2 {
-            return Err(format!("bad line: {t}"));
-        }
-        let mut intern = |s: &str| {
-            *index.entry(s.to_string()).or_insert_with(|| {
-                ids.push(s.to_string());
-                (ids.len() - 1) as u32
-            })
-        };
-        let (s, d) = (intern(cols[0]), intern(cols[1]));
-        edges.push((s, d));
-        if let (Some(w), Some(c)) = (weights.as_mut(), args.weight_col) {
-            let x = cols
-                .get(c)
-                .and_then(|x| x.parse::<f64>().ok())
-                .ok_or(format!("no weight in: {t}"))?;
-            w.push(x);
-        }
-    }
-    Ok(EdgeList { ids, edges, weights })
-}
-
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -149,9 +92,9 @@ fn time_queries(seeds: &[u32], mut query: impl FnMut(u32) -> usize) -> Value {
 fn main() -> Result<(), String> {
     let args = parse_args()?;
     let t = Instant::now();
-    let g = load(&args)?;
+    let g = edgelist::read_edge_list(Path::new(&args.file), args.skip, args.weight_col)?;
     let load_s = t.elapsed().as_secs_f64();
-    let n = g.ids.len() as u32;
+    let n = g.n;
     let t = Instant::now();
     let out = Csr::from_edges(n, &g.edges, g.weights.as_deref()).map_err(|e| e.to_string())?;
     let inc = out.transpose();

@@ -4,42 +4,14 @@
 //! usage: cargo run -p hopdb-algo --release --example community_bench -- [DATASETS_DIR] [--no-leidenalg] [--no-reference]
 //! Needs python3 with igraph and leidenalg for the reference columns.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
+#[path = "../tests/common/edgelist.rs"]
+mod edgelist;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use hopdb_algo::{leiden, louvain, modularity, Control, Csr, LeidenOptions, LouvainOptions};
-
-/// Edge list with dense ids in order of first appearance (same loader as the tests).
-fn load(file: &Path, skip: usize) -> (u32, Vec<(u32, u32)>) {
-    let raw = std::fs::File::open(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let reader = BufReader::new(flate2::read::GzDecoder::new(raw));
-    let mut index: HashMap<String, u32> = HashMap::new();
-    let mut edges = Vec::new();
-    let mut skipped = 0;
-    for line in reader.lines() {
-        let line = line.unwrap();
-        let t = line.trim();
-        if t.is_empty() || t.starts_with(['#', '%']) || t == "c" || t.starts_with("c ") || t.starts_with("p ") {
-            continue;
-        }
-        if skipped < skip {
-            skipped += 1;
-            continue;
-        }
-        let mut cols = t.split_whitespace().filter(|c| *c != "a");
-        let mut id = |s: &str| {
-            let next = index.len() as u32;
-            *index.entry(s.to_string()).or_insert(next)
-        };
-        let s = id(cols.next().unwrap());
-        let d = id(cols.next().unwrap());
-        edges.push((s, d));
-    }
-    (index.len() as u32, edges)
-}
+use hopdb_algo::{leiden, louvain, modularity, Control, LeidenOptions, LouvainOptions};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -61,9 +33,9 @@ fn main() {
         ),
         ("dimacs9-road-NY (unweighted)", "dimacs9-road-NY/USA-road-d.NY.gr.gz", 0),
     ] {
-        let (n, edges) = load(&dir.join(file), skip);
-        let csr = Csr::from_edges(n, &edges, None).unwrap();
-        println!("== {name}: {n} nodes, {} edges", edges.len());
+        let g = edgelist::read_edge_list(&dir.join(file), skip, None).unwrap_or_else(|e| panic!("{e}"));
+        let (n, csr) = (g.n, g.csr());
+        println!("== {name}: {n} nodes, {} edges", g.edges.len());
         for seed in [1u64, 2, 3] {
             let t = Instant::now();
             let r = leiden(
@@ -95,11 +67,7 @@ fn main() {
             continue;
         }
         let tsv = std::env::temp_dir().join("hopdb-community-bench.tsv");
-        let mut out = String::with_capacity(edges.len() * 16);
-        for (s, d) in &edges {
-            out.push_str(&format!("{s}\t{d}\n"));
-        }
-        std::fs::write(&tsv, out).unwrap();
+        g.write_tsv(&tsv).unwrap();
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/comm_reference.py");
         let o = Command::new("python3")
             .arg(&script)

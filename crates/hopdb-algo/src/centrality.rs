@@ -14,10 +14,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::community::Tick;
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
-use crate::util::HeapEntry as Entry;
+use crate::util::{HeapEntry as Entry, Ticker};
 
 /// Which edges a node's degree counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,9 +43,9 @@ pub fn degree_centrality(graph: &Csr, direction: DegreeDirection, ctrl: &Control
         }
     }
     if direction != DegreeDirection::Out {
-        let mut tick = Tick::start(ctrl)?;
+        let mut tick = Ticker::start(ctrl)?;
         for (_, t) in graph.edges() {
-            tick.tick(ctrl)?;
+            tick.step(ctrl)?;
             degree[t as usize] += 1;
         }
     }
@@ -68,7 +67,7 @@ pub struct BetweennessOptions {
 /// Exact betweenness of every node (NetworkX `betweenness_centrality(G, normalized=...,
 /// weight=..., endpoints=False)`); O(n m) time, O(n) memory per worker.
 pub fn betweenness_centrality(graph: &Csr, opts: BetweennessOptions, ctrl: &Control) -> Result<Vec<f64>, AlgoError> {
-    let g = SimpleGraph::new(graph, opts)?;
+    let g = SimpleGraph::new(graph, opts, ctrl)?;
     let sources: Vec<u32> = (0..graph.node_count()).collect();
     let mut scores = accumulate(&g, &sources, ctrl)?;
     rescale(&mut scores, opts, None);
@@ -106,7 +105,7 @@ pub fn betweenness_centrality_sampled(
     if k == 0 || k > n {
         return Err(AlgoError::InvalidArgument(format!("k must be in 1..={n}, got {k}")));
     }
-    let g = SimpleGraph::new(graph, opts)?;
+    let g = SimpleGraph::new(graph, opts, ctrl)?;
     let sources: Vec<u32> = if k == n {
         (0..n as u32).collect()
     } else {
@@ -172,13 +171,21 @@ struct SimpleGraph {
 }
 
 impl SimpleGraph {
-    fn new(graph: &Csr, opts: BetweennessOptions) -> Result<SimpleGraph, AlgoError> {
+    fn new(graph: &Csr, opts: BetweennessOptions, ctrl: &Control) -> Result<SimpleGraph, AlgoError> {
         if opts.weighted && !graph.is_weighted() {
             return Err(AlgoError::InvalidArgument(
                 "weighted betweenness needs a weighted projection".into(),
             ));
         }
         let n = graph.node_count();
+        // The transpose (undirected) and the simple graph: at most one entry per stored edge
+        // and direction, 4 bytes each plus 8 per weight.
+        let per_edge = if opts.weighted { 12 } else { 4 };
+        let views = if opts.directed { 1 } else { 2 };
+        let mut ticker = Ticker::start_with(
+            ctrl,
+            (views - 1) * graph.memory_bytes() + views * per_edge * graph.edge_count() as usize + 8 * n as usize,
+        )?;
         let inc = if opts.directed { None } else { Some(graph.transpose()) };
         let mut offsets = Vec::with_capacity(n as usize + 1);
         offsets.push(0);
@@ -197,6 +204,7 @@ impl SimpleGraph {
             if let Some(inc) = &inc {
                 add(inc);
             }
+            ticker.advance(ctrl, row.len() + 1)?;
             row.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
             for (i, &(t, w)) in row.iter().enumerate() {
                 if opts.weighted && !(w.is_finite() && w >= 0.0) {

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
-use crate::util::{u32s, BitSet, Ticker, NONE};
+use crate::util::{renumber, u32s, BitSet, Ticker, NONE};
 
 /// A component id per node and the number of components.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,21 +18,15 @@ pub struct Components {
     pub count: u32,
 }
 
-/// Renumbers arbitrary labels to 0.. in order of first appearance by node.
-fn renumber(labels: &[u32]) -> Components {
-    let mut map = vec![NONE; labels.len()];
-    let mut count = 0u32;
-    let component = labels
-        .iter()
-        .map(|&l| {
-            if map[l as usize] == NONE {
-                map[l as usize] = count;
-                count += 1;
-            }
-            map[l as usize]
-        })
-        .collect();
-    Components { component, count }
+/// Component ids numbered `0..count` in order of each component's smallest node; `labels`
+/// are node ids (`< n`) naming each node's component.
+fn renumber_components(mut labels: Vec<u32>) -> Components {
+    let mut scratch = vec![NONE; labels.len()];
+    let count = renumber(&mut labels, &mut scratch) as u32;
+    Components {
+        component: labels,
+        count,
+    }
 }
 
 /// Weakly connected components by union-find over the edges (one view is enough: direction
@@ -41,11 +35,10 @@ fn renumber(labels: &[u32]) -> Components {
 /// (long diameters) are where label propagation suffers most (see examples/algo_bench.rs).
 pub fn weakly_connected_components(graph: &Csr, ctrl: &Control) -> Result<Components, AlgoError> {
     let n = graph.node_count();
-    let mut ticker = Ticker::start(ctrl)?;
-    ctrl.check_memory(u32s(2 * n as usize))?;
+    let mut ticker = Ticker::start_with(ctrl, u32s(2 * n as usize))?;
     let mut parent: Vec<u32> = (0..n).collect();
     for (u, v) in graph.edges() {
-        ticker.tick(ctrl, || u32s(2 * n as usize))?;
+        ticker.step(ctrl)?;
         let (a, b) = (find(&mut parent, u), find(&mut parent, v));
         // Link the larger root under the smaller: a root is always its set's smallest node.
         match a.cmp(&b) {
@@ -55,7 +48,7 @@ pub fn weakly_connected_components(graph: &Csr, ctrl: &Control) -> Result<Compon
         }
     }
     let roots: Vec<u32> = (0..n).map(|v| find(&mut parent, v)).collect();
-    Ok(renumber(&roots))
+    Ok(renumber_components(roots))
 }
 
 /// Root of `v`'s set, halving the path on the way.
@@ -110,69 +103,83 @@ pub fn weakly_connected_components_lp(graph: &Csr, ctrl: &Control) -> Result<Com
         }
     }
     let labels: Vec<u32> = label.into_iter().map(AtomicU32::into_inner).collect();
-    Ok(renumber(&labels))
+    Ok(renumber_components(labels))
 }
 
 /// Strongly connected components by Tarjan's algorithm with an explicit call stack (road
 /// graphs have DFS paths hundreds of thousands deep; recursion would overflow the stack).
 pub fn strongly_connected_components(graph: &Csr, ctrl: &Control) -> Result<Components, AlgoError> {
     let n = graph.node_count();
-    let mut ticker = Ticker::start(ctrl)?;
     let fixed = u32s(3 * n as usize) + BitSet::new(n).bytes();
-    ctrl.check_memory(fixed)?;
-    let mut index = vec![NONE; n as usize];
-    let mut low = vec![0u32; n as usize];
+    let mut ticker = Ticker::start_with(ctrl, fixed)?;
+    let mut t = Tarjan {
+        index: vec![NONE; n as usize],
+        low: vec![0; n as usize],
+        on_stack: BitSet::new(n),
+        stack: Vec::new(),
+        calls: Vec::new(),
+        counter: 0,
+    };
     let mut comp = vec![NONE; n as usize];
-    let mut on_stack = BitSet::new(n);
-    let mut stack: Vec<u32> = Vec::new();
-    let mut calls: Vec<(u32, usize)> = Vec::new();
-    let mut counter = 0u32;
     for root in 0..n {
-        if index[root as usize] != NONE {
+        if t.index[root as usize] != NONE {
             continue;
         }
-        index[root as usize] = counter;
-        low[root as usize] = counter;
-        counter += 1;
-        stack.push(root);
-        on_stack.insert(root);
-        calls.push((root, 0));
-        while let Some(&(v, i)) = calls.last() {
-            ticker.tick(ctrl, || fixed + u32s(stack.len()) + 16 * calls.len())?;
+        t.discover(root);
+        while let Some(&(v, i)) = t.calls.last() {
+            ticker.tick(ctrl, || fixed + u32s(t.stack.len()) + 16 * t.calls.len())?;
             let row = graph.neighbors(v);
             if i < row.len() {
-                if let Some(top) = calls.last_mut() {
+                if let Some(top) = t.calls.last_mut() {
                     top.1 += 1;
                 }
                 let w = row[i];
-                if index[w as usize] == NONE {
-                    index[w as usize] = counter;
-                    low[w as usize] = counter;
-                    counter += 1;
-                    stack.push(w);
-                    on_stack.insert(w);
-                    calls.push((w, 0));
-                } else if on_stack.contains(w) {
-                    low[v as usize] = low[v as usize].min(index[w as usize]);
+                if t.index[w as usize] == NONE {
+                    t.discover(w);
+                } else if t.on_stack.contains(w) {
+                    t.low[v as usize] = t.low[v as usize].min(t.index[w as usize]);
                 }
                 continue;
             }
-            calls.pop();
-            if low[v as usize] == index[v as usize] {
-                while let Some(w) = stack.pop() {
-                    on_stack.remove(w);
+            t.calls.pop();
+            if t.low[v as usize] == t.index[v as usize] {
+                while let Some(w) = t.stack.pop() {
+                    t.on_stack.remove(w);
                     comp[w as usize] = v;
                     if w == v {
                         break;
                     }
                 }
             }
-            if let Some(&(parent, _)) = calls.last() {
-                low[parent as usize] = low[parent as usize].min(low[v as usize]);
+            if let Some(&(parent, _)) = t.calls.last() {
+                t.low[parent as usize] = t.low[parent as usize].min(t.low[v as usize]);
             }
         }
     }
-    Ok(renumber(&comp))
+    Ok(renumber_components(comp))
+}
+
+/// Tarjan's per-run state: DFS numbers, low links, the component stack and the explicit call
+/// stack of (node, next row position).
+struct Tarjan {
+    index: Vec<u32>,
+    low: Vec<u32>,
+    on_stack: BitSet,
+    stack: Vec<u32>,
+    calls: Vec<(u32, usize)>,
+    counter: u32,
+}
+
+impl Tarjan {
+    /// "strongconnect(w)": numbers `w` and pushes it on both stacks.
+    fn discover(&mut self, w: u32) {
+        self.index[w as usize] = self.counter;
+        self.low[w as usize] = self.counter;
+        self.counter += 1;
+        self.stack.push(w);
+        self.on_stack.insert(w);
+        self.calls.push((w, 0));
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,13 @@
 //! What every long-running algorithm accepts: a cancel flag, a deadline and a memory bound.
-//! Algorithms call [`Control::check`] every few thousand steps (cheap: one relaxed load and,
-//! every call, an `Instant::now` only when a deadline is set).
+//!
+//! Algorithms call [`Control::check`] when they start and then every few thousand steps (one
+//! relaxed load, plus an `Instant::now` when a deadline is set), so a cancel or an expired
+//! deadline stops them within microseconds. The memory bound is checked when the fixed tables
+//! of a run (per-node arrays, bitsets) are allocated and then on every step that can grow a
+//! frontier, visited set or result buffer, so a traversal errs with
+//! [`AlgoError::MemoryLimit`] before its working memory passes the bound (the estimate counts
+//! the algorithm's own buffers, not allocator overhead, nor the projection, which the caller
+//! holds).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -67,6 +74,11 @@ impl Control {
             }
         }
         Ok(())
+    }
+
+    /// The memory bound in bytes, if any.
+    pub fn max_memory(&self) -> Option<usize> {
+        self.max_memory
     }
 
     /// Errs when `needed` bytes of working memory exceed the bound.

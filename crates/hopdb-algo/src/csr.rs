@@ -24,6 +24,9 @@ pub struct Csr {
     /// Stable identity of each edge, shared by every view of it (out, in, undirected), so a
     /// traversal over several views can tell "same relationship" (openCypher uniqueness).
     edge_ids: Option<Vec<u64>>,
+    /// Flat position of the first negative or NaN weight, found once when building, so that
+    /// shortest-path searches can refuse such a graph without scanning it per query.
+    invalid_weight: Option<usize>,
 }
 
 impl Csr {
@@ -58,11 +61,17 @@ impl Csr {
                 });
             }
         }
+        if let Some((index, &(src, dst))) = edges.iter().enumerate().find(|(_, &(s, d))| s >= n || d >= n) {
+            return Err(CsrError::NodeOutOfRange { index, src, dst, n });
+        }
+        Ok(Csr::assemble(n, edges, weights, ids))
+    }
+
+    /// The counting sort behind [`Csr::build`], for input already checked: every endpoint
+    /// `< n`, weights and ids (when given) parallel to `edges`.
+    fn assemble(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>, ids: Option<&[u64]>) -> Csr {
         let mut offsets = vec![0u64; n as usize + 1];
-        for (index, &(src, dst)) in edges.iter().enumerate() {
-            if src >= n || dst >= n {
-                return Err(CsrError::NodeOutOfRange { index, src, dst, n });
-            }
+        for &(src, _) in edges {
             offsets[src as usize + 1] += 1;
         }
         for i in 0..n as usize {
@@ -88,9 +97,14 @@ impl Csr {
             targets,
             weights: ws,
             edge_ids: is,
+            invalid_weight: None,
         };
         csr.sort_rows();
-        Ok(csr)
+        csr.invalid_weight = csr
+            .weights
+            .as_ref()
+            .and_then(|w| w.iter().position(|&x| x.is_nan() || x < 0.0));
+        csr
     }
 
     /// Sorts each row by target (then weight, then id; weights and ids follow), so neighbour
@@ -130,7 +144,7 @@ impl Csr {
         let edges: Vec<(u32, u32)> = self.edges().map(|(s, d)| (d, s)).collect();
         let n = self.node_count();
         // In range by construction: every endpoint came from this projection.
-        Csr::build(n, &edges, self.weights.as_deref(), self.edge_ids.as_deref()).unwrap_or_else(|_| unreachable!())
+        Csr::assemble(n, &edges, self.weights.as_deref(), self.edge_ids.as_deref())
     }
 
     /// Both directions in one view: edge `u -> v` appears in row `u` (to `v`) and row `v` (to
@@ -153,7 +167,7 @@ impl Csr {
                 out.push(w[k]);
             }
         }
-        Csr::build(self.node_count(), &edges, ws.as_deref(), Some(&ids)).unwrap_or_else(|_| unreachable!())
+        Csr::assemble(self.node_count(), &edges, ws.as_deref(), Some(&ids))
     }
 
     /// The simple undirected graph underneath (NetworkX's `nx.Graph(edges)`): each neighbour
@@ -209,6 +223,7 @@ impl Csr {
             targets,
             weights: None,
             edge_ids: None,
+            invalid_weight: None,
         }
     }
 
@@ -220,6 +235,9 @@ impl Csr {
         self.targets.len() as u64
     }
 
+    /// Row length of `v`. Like the other per-node accessors below, panics when `v >=
+    /// node_count()` (as slice indexing does); the algorithms check their node arguments and
+    /// return [`crate::AlgoError::NodeOutOfRange`] instead.
     pub fn degree(&self, v: u32) -> u64 {
         self.offsets[v as usize + 1] - self.offsets[v as usize]
     }
@@ -236,6 +254,16 @@ impl Csr {
 
     pub fn is_weighted(&self) -> bool {
         self.weights.is_some()
+    }
+
+    /// The first edge, in row order, whose weight is negative or NaN, as `(source, target,
+    /// weight)`; `None` when every weight is usable as a length (or there are no weights).
+    pub fn first_invalid_weight(&self) -> Option<(u32, u32, f64)> {
+        let at = self.invalid_weight?;
+        let w = self.weights.as_ref()?[at];
+        // The row holding flat position `at`: the last `v` with offsets[v] <= at.
+        let src = self.offsets.partition_point(|&o| o <= at as u64) - 1;
+        Some((src as u32, self.targets[at], w))
     }
 
     /// Edge ids parallel to [`Csr::neighbors`], or `None` when built without ids.

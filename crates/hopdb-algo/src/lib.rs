@@ -32,8 +32,10 @@ pub use components::{strongly_connected_components, weakly_connected_components,
 pub use control::{AlgoError, Control};
 pub use csr::{Csr, CsrError, Projection};
 pub use pagerank::{pagerank, PageRankOptions, Personalization};
-pub use paths::{all_shortest_paths, bfs_distances, dijkstra, dijkstra_distances, shortest_path};
+pub use paths::{
+    all_shortest_paths, bfs_distances, dijkstra, dijkstra_distances, for_each_shortest_path, shortest_path,
+};
 pub use sampling::sample_neighbors;
 pub use traverse::{k_hop, lightrag_subgraph, lightrag_top_degree, HopMode, Subgraph};
 pub use triangles::{triangles, Triangles};
-pub use varlen::{var_length_endpoints, var_length_paths, Path};
+pub use varlen::{collect_var_length_paths, var_length_endpoints, var_length_paths, Path};

@@ -72,12 +72,13 @@ pub fn pagerank(out: &Csr, inc: &Csr, opts: &PageRankOptions, ctrl: &Control) ->
         )));
     }
     ctrl.check()?;
+    let nu = n as usize;
+    ctrl.check_memory(nu * 8 * 5)?;
+    // Validated even for an empty graph: a seed outside it is an error, not an empty answer.
+    let restart = restart_vector(&opts.personalization, n)?;
     if n == 0 {
         return Ok(Vec::new());
     }
-    let nu = n as usize;
-    ctrl.check_memory(nu * 8 * 5)?;
-    let restart = restart_vector(&opts.personalization, n)?;
     let inv_out: Vec<f64> = (0..n)
         .into_par_iter()
         .map(|u| match out.degree(u) {
@@ -147,6 +148,9 @@ fn restart_vector(p: &Personalization, n: u32) -> Result<Vec<f64>, AlgoError> {
                     "personalisation vector has {} entries for {n} nodes",
                     w.len()
                 )));
+            }
+            if nu == 0 {
+                return Ok(Vec::new());
             }
             if w.iter().any(|x| !x.is_finite() || *x < 0.0) {
                 return Err(AlgoError::InvalidArgument(

@@ -2,10 +2,11 @@
 //! full set of unweighted shortest paths between two nodes.
 
 use std::collections::BinaryHeap;
+use std::ops::ControlFlow;
 
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
-use crate::util::{check_node, u32s, view_nodes, BitSet, HeapEntry as Entry, Ticker, NONE};
+use crate::util::{check_node, u32s, view_nodes, walk_back, BitSet, Bounded, HeapEntry as Entry, Ticker, NONE};
 
 /// Hop distance from `start` to every node over `views` (`u32::MAX` when unreachable or
 /// beyond `max_depth`).
@@ -17,8 +18,9 @@ pub fn bfs_distances(
 ) -> Result<Vec<u32>, AlgoError> {
     let n = view_nodes(views)?;
     check_node(start, n)?;
-    let mut ticker = Ticker::start(ctrl)?;
-    ctrl.check_memory(u32s(2 * n as usize))?;
+    // The distance table and, at most, every node once in the queue.
+    let fixed = u32s(2 * n as usize);
+    let mut ticker = Ticker::start_with(ctrl, fixed)?;
     let max_depth = max_depth.unwrap_or(u32::MAX - 1);
     let mut dist = vec![NONE; n as usize];
     dist[start as usize] = 0;
@@ -30,7 +32,7 @@ pub fn bfs_distances(
         }
         for view in views {
             for &v in view.neighbors(u) {
-                ticker.tick(ctrl, || u32s(2 * n as usize))?;
+                ticker.step(ctrl)?;
                 if dist[v as usize] == NONE {
                     dist[v as usize] = d + 1;
                     queue.push_back(v);
@@ -56,11 +58,11 @@ pub fn shortest_path(
     let n = view_nodes(&[out, inc])?;
     check_node(source, n)?;
     check_node(target, n)?;
-    let mut ticker = Ticker::start(ctrl)?;
+    let fixed = u32s(2 * n as usize);
+    let mut ticker = Ticker::start_with(ctrl, fixed)?;
     if source == target {
         return Ok(Some(vec![source]));
     }
-    ctrl.check_memory(u32s(2 * n as usize))?;
     // pred_f[v]: v's parent on the way from the source; pred_b[v]: its next hop toward the target.
     let mut pred_f = vec![NONE; n as usize];
     let mut pred_b = vec![NONE; n as usize];
@@ -74,17 +76,17 @@ pub fn shortest_path(
             return Ok(None);
         }
         let forward = front_f.len() <= front_b.len();
-        let (view, frontier, mine, theirs) = if forward {
-            (out, &front_f, &mut pred_f, &pred_b)
+        let (view, frontier, mine, theirs, other) = if forward {
+            (out, &front_f, &mut pred_f, &pred_b, front_b.len())
         } else {
-            (inc, &front_b, &mut pred_b, &pred_f)
+            (inc, &front_b, &mut pred_b, &pred_f, front_f.len())
         };
         // Returning at the first meeting node is exact: before this level no node was reached
         // from both sides, so no path is shorter than the one through it.
         let mut meet = None;
         'level: for &u in frontier.iter() {
             for &v in view.neighbors(u) {
-                ticker.tick(ctrl, || u32s(2 * n as usize + frontier.len() + next.len()))?;
+                ticker.tick(ctrl, || fixed + u32s(frontier.len() + other + next.len()))?;
                 if mine[v as usize] == NONE {
                     mine[v as usize] = u;
                     next.push(v);
@@ -96,7 +98,13 @@ pub fn shortest_path(
             }
         }
         if let Some(m) = meet {
-            return Ok(Some(join(&pred_f, &pred_b, m, source, target)));
+            let mut path = walk_back(&pred_f, source, m);
+            let mut v = m;
+            while v != target {
+                v = pred_b[v as usize];
+                path.push(v);
+            }
+            return Ok(Some(path));
         }
         if forward {
             std::mem::swap(&mut front_f, &mut next);
@@ -107,20 +115,16 @@ pub fn shortest_path(
     }
 }
 
-fn join(pred_f: &[u32], pred_b: &[u32], meet: u32, source: u32, target: u32) -> Vec<u32> {
-    let mut path = vec![meet];
-    let mut v = meet;
-    while v != source {
-        v = pred_f[v as usize];
-        path.push(v);
+/// Refuses weights Dijkstra would silently get wrong: negative or NaN. Checked for the whole
+/// projection up front (recorded when it was built), not only for the edges a search happens
+/// to relax: a search that stops at its target may never meet the edge that makes it wrong.
+fn check_weights(graph: &Csr) -> Result<(), AlgoError> {
+    match graph.first_invalid_weight() {
+        Some((u, v, w)) => Err(AlgoError::InvalidArgument(format!(
+            "edge {u} -> {v} has weight {w}: Dijkstra needs non-negative weights"
+        ))),
+        None => Ok(()),
     }
-    path.reverse();
-    v = meet;
-    while v != target {
-        v = pred_b[v as usize];
-        path.push(v);
-    }
-    path
 }
 
 /// Dijkstra from `source`, stopping once `target` is settled. Returns (distances, parents).
@@ -131,9 +135,9 @@ fn dijkstra_run(
     ctrl: &Control,
 ) -> Result<(Vec<f64>, Vec<u32>), AlgoError> {
     let n = graph.node_count();
-    let mut ticker = Ticker::start(ctrl)?;
-    let fixed = (n as usize) * 12;
-    ctrl.check_memory(fixed)?;
+    check_weights(graph)?;
+    let fixed = (n as usize) * 12 + BitSet::new(n).bytes();
+    let mut ticker = Ticker::start_with(ctrl, fixed)?;
     let mut dist = vec![f64::INFINITY; n as usize];
     let mut pred = vec![NONE; n as usize];
     let mut done = BitSet::new(n);
@@ -152,14 +156,8 @@ fn dijkstra_run(
         }
         let weights = graph.weights(u);
         for (i, &v) in graph.neighbors(u).iter().enumerate() {
-            ticker.tick(ctrl, || fixed + heap.len() * 16)?;
-            let w = weights.map_or(1.0, |w| w[i]);
-            if w.is_nan() || w < 0.0 {
-                return Err(AlgoError::InvalidArgument(format!(
-                    "edge {u} -> {v} has weight {w}: Dijkstra needs non-negative weights"
-                )));
-            }
-            let nd = d + w;
+            ticker.tick(ctrl, || fixed + heap.len() * std::mem::size_of::<Entry>())?;
+            let nd = d + weights.map_or(1.0, |w| w[i]);
             if nd < dist[v as usize] {
                 dist[v as usize] = nd;
                 pred[v as usize] = u;
@@ -171,8 +169,8 @@ fn dijkstra_run(
 }
 
 /// Weighted shortest path from `source` to `target`: `(length, node sequence)`, or `None`
-/// when unreachable. An unweighted projection counts 1 per edge; a negative or NaN weight met
-/// during the search is [`AlgoError::InvalidArgument`] (Dijkstra would be silently wrong).
+/// when unreachable. An unweighted projection counts 1 per edge; a projection with any
+/// negative or NaN weight is [`AlgoError::InvalidArgument`] (Dijkstra would be silently wrong).
 pub fn dijkstra(graph: &Csr, source: u32, target: u32, ctrl: &Control) -> Result<Option<(f64, Vec<u32>)>, AlgoError> {
     let n = graph.node_count();
     check_node(source, n)?;
@@ -182,14 +180,7 @@ pub fn dijkstra(graph: &Csr, source: u32, target: u32, ctrl: &Control) -> Result
     if d.is_infinite() {
         return Ok(None);
     }
-    let mut path = vec![target];
-    let mut v = target;
-    while v != source {
-        v = pred[v as usize];
-        path.push(v);
-    }
-    path.reverse();
-    Ok(Some((d, path)))
+    Ok(Some((d, walk_back(&pred, source, target))))
 }
 
 /// Weighted distance from `source` to every node (`f64::INFINITY` when unreachable); same
@@ -200,9 +191,10 @@ pub fn dijkstra_distances(graph: &Csr, source: u32, ctrl: &Control) -> Result<Ve
 }
 
 /// Every fewest-hop path from `source` to `target` (node sequences; parallel edges give one
-/// path), in lexicographic node order, at most `limit` of them. `inc` must be `out`'s
-/// transpose (the same symmetric view twice for undirected graphs): it prunes the search to
-/// nodes that lie on some shortest path, so enumeration never walks into dead ends.
+/// path), in lexicographic node order, at most `limit` of them, collected. There can be
+/// exponentially many: the [`Control`]'s memory bound covers the stored paths, and
+/// [`for_each_shortest_path`] streams them instead. `inc` must be `out`'s transpose (the same
+/// symmetric view twice for undirected graphs).
 pub fn all_shortest_paths(
     out: &Csr,
     inc: &Csr,
@@ -211,20 +203,49 @@ pub fn all_shortest_paths(
     limit: Option<usize>,
     ctrl: &Control,
 ) -> Result<Vec<Vec<u32>>, AlgoError> {
+    let mut paths = Vec::new();
+    let mut bound = Bounded::new(ctrl, 0);
+    for_each_shortest_path(out, inc, source, target, limit.map(|l| l as u64), ctrl, |p| {
+        bound.admit(u32s(p.len()) + std::mem::size_of::<Vec<u32>>(), 0)?;
+        paths.push(p.to_vec());
+        ControlFlow::Continue(())
+    })?;
+    bound.finish(paths)
+}
+
+/// Streams every fewest-hop path from `source` to `target` to `visit` (as in
+/// [`all_shortest_paths`], same order), stopping after `limit` paths or when `visit` breaks;
+/// returns how many were delivered. Working memory is O(n) whatever the number of paths: a
+/// forward BFS up to the target's level, a backward pass over `inc` that keeps only the nodes
+/// on some shortest path (so the enumeration never walks into a dead end), then a depth-first
+/// walk along them.
+pub fn for_each_shortest_path<F>(
+    out: &Csr,
+    inc: &Csr,
+    source: u32,
+    target: u32,
+    limit: Option<u64>,
+    ctrl: &Control,
+    mut visit: F,
+) -> Result<u64, AlgoError>
+where
+    F: FnMut(&[u32]) -> ControlFlow<()>,
+{
     let n = view_nodes(&[out, inc])?;
     check_node(source, n)?;
     check_node(target, n)?;
-    let mut ticker = Ticker::start(ctrl)?;
-    let limit = limit.unwrap_or(usize::MAX);
+    // Distances, the BFS frontiers (every node at most once) and the on-path bitset.
+    let fixed = u32s(2 * n as usize) + BitSet::new(n).bytes();
+    let mut ticker = Ticker::start_with(ctrl, fixed)?;
+    let limit = limit.unwrap_or(u64::MAX);
     if limit == 0 {
-        return Ok(Vec::new());
+        return Ok(0);
     }
     if source == target {
-        return Ok(vec![vec![source]]);
+        let _ = visit(&[source]);
+        return Ok(1);
     }
     // Forward BFS until the target is reached: levels before the target's are complete.
-    let fixed = u32s(2 * n as usize);
-    ctrl.check_memory(fixed)?;
     let mut dist = vec![NONE; n as usize];
     dist[source as usize] = 0;
     let mut frontier = vec![source];
@@ -232,7 +253,7 @@ pub fn all_shortest_paths(
     'bfs: while !frontier.is_empty() {
         for &u in &frontier {
             for &v in out.neighbors(u) {
-                ticker.tick(ctrl, || fixed + u32s(frontier.len() + next.len()))?;
+                ticker.step(ctrl)?;
                 if dist[v as usize] == NONE {
                     dist[v as usize] = dist[u as usize] + 1;
                     next.push(v);
@@ -246,25 +267,25 @@ pub fn all_shortest_paths(
         next.clear();
     }
     if dist[target as usize] == NONE {
-        return Ok(Vec::new());
+        return Ok(0);
     }
+    drop((frontier, next));
     // Backward over the BFS DAG: the nodes from which the target is reached along it.
     let mut on_path = BitSet::new(n);
     on_path.insert(target);
     let mut stack = vec![target];
     while let Some(v) = stack.pop() {
         for &u in inc.neighbors(v) {
-            ticker.tick(ctrl, || fixed + u32s(stack.len()))?;
+            ticker.step(ctrl)?;
             if dist[u as usize] != NONE && dist[u as usize] + 1 == dist[v as usize] && on_path.insert(u) {
                 stack.push(u);
             }
         }
     }
     // Depth-first enumeration along the DAG with an explicit stack of (node, next row index).
-    let mut paths = Vec::new();
+    let mut delivered = 0u64;
     let mut path = vec![source];
     let mut frames: Vec<(u32, usize)> = vec![(source, 0)];
-    let mut stored = 0usize;
     while let Some(top) = frames.last_mut() {
         let (u, i) = *top;
         let row = out.neighbors(u);
@@ -274,27 +295,24 @@ pub fn all_shortest_paths(
             continue;
         }
         top.1 += 1;
-        ticker.tick(ctrl, || fixed + stored)?;
+        ticker.tick(ctrl, || fixed + 16 * frames.len() + u32s(path.len()))?;
         let v = row[i];
         let fresh = i == 0 || row[i - 1] != v;
         if !fresh || !on_path.contains(v) || dist[v as usize] != dist[u as usize] + 1 {
             continue;
         }
+        path.push(v);
         if v == target {
-            path.push(v);
-            stored += u32s(path.len()) + 24;
-            ctrl.check_memory(fixed + stored)?;
-            paths.push(path.clone());
-            path.pop();
-            if paths.len() >= limit {
+            delivered += 1;
+            if visit(&path).is_break() || delivered >= limit {
                 break;
             }
+            path.pop();
         } else {
-            path.push(v);
             frames.push((v, 0));
         }
     }
-    Ok(paths)
+    Ok(delivered)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
-use crate::util::{check_node, BitSet, Ticker};
+use crate::util::{check_node, u32s, BitSet, Ticker};
 
 /// Samples `fanouts[h]` neighbours per frontier node at hop `h` over `graph`'s rows.
 ///
@@ -33,40 +33,48 @@ pub fn sample_neighbors(
     for &s in seeds {
         check_node(s, n)?;
     }
-    let mut ticker = Ticker::start(ctrl)?;
+    let mut ticker = Ticker::start_with(ctrl, BitSet::new(n).bytes())?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut seen = BitSet::new(n);
     let mut frontier: Vec<u32> = seeds.iter().copied().filter(|&s| seen.insert(s)).collect();
     let mut hops = Vec::with_capacity(fanouts.len());
-    let mut stored = 0usize;
+    // Pairs of earlier hops, plus the seen set and the current frontier.
+    let mut stored = seen.bytes();
     for &k in fanouts {
-        let mut pairs = Vec::new();
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
         let mut next = Vec::new();
+        let fixed = stored + u32s(frontier.len());
         for &u in &frontier {
-            ticker.tick(ctrl, || seen.bytes() + stored + pairs.len() * 8)?;
             let row = graph.neighbors(u);
-            let mut take = |v: u32| {
+            // Every draw is a step: a fanout with replacement can be far larger than the row.
+            let mut take = |v: u32, ticker: &mut Ticker| {
+                ticker.tick(ctrl, || fixed + 8 * pairs.len() + u32s(next.len()))?;
                 pairs.push((u, v));
                 if seen.insert(v) {
                     next.push(v);
                 }
+                Ok::<(), AlgoError>(())
             };
             if replace {
                 if !row.is_empty() {
                     for _ in 0..k {
-                        take(row[rng.random_range(0..row.len())]);
+                        take(row[rng.random_range(0..row.len())], &mut ticker)?;
                     }
                 }
             } else if row.len() <= k {
-                row.iter().for_each(|&v| take(v));
+                for &v in row {
+                    take(v, &mut ticker)?;
+                }
             } else {
                 let mut picked = index::sample(&mut rng, row.len(), k).into_vec();
                 picked.sort_unstable();
-                picked.into_iter().for_each(|i| take(row[i]));
+                for i in picked {
+                    take(row[i], &mut ticker)?;
+                }
             }
         }
-        stored += pairs.len() * 8;
-        ctrl.check_memory(seen.bytes() + stored)?;
+        stored += 8 * pairs.len();
+        ctrl.check_memory(stored)?;
         hops.push(pairs);
         frontier = next;
     }

@@ -2,7 +2,9 @@
 //! BFS subgraph (`get_knowledge_graph`).
 //!
 //! Directions are chosen by the caller through the adjacency views it passes: `[&out]`,
-//! `[&inc]` or `[&out, &inc]` (edge-type filters are applied when the projection is built).
+//! `[&inc]` or `[&out, &inc]` (or one symmetric view such as [`Csr::undirected`]). A [`Csr`]
+//! carries no edge types: an edge-type filter is applied by building the views from the
+//! edges of the wanted types (one projection per type set).
 
 use std::cmp::Reverse;
 
@@ -19,12 +21,16 @@ pub enum HopMode {
     Within,
 }
 
-/// Distinct nodes reached from `start` in exactly / within `k` hops over `views`, start
-/// excluded, in BFS discovery order (level by level, rows in view order then neighbour order).
+/// Distinct nodes whose shortest hop distance from `start` over `views` is exactly / at most
+/// `k` (`k >= 1`), start excluded, in BFS discovery order (level by level, rows in view order
+/// then neighbour order). Self-loops and parallel edges change nothing; a node reached
+/// through several views or edges is returned once.
 ///
-/// With `limit`, the search stops the moment `limit` nodes are found: a `LIMIT 100` query next
-/// to a hub touches a few hundred edges, not the 4-hop ball. Which nodes are returned under a
-/// limit is deterministic (the first ones in the order above).
+/// With `limit`, the search stops the moment `limit` nodes are found, without finishing the
+/// level or touching the rest of the ball: a `LIMIT 100` query next to a hub reads a few
+/// hundred edges, not the 4-hop ball, and its buffers hold about `limit` nodes. Which nodes are
+/// returned under a limit is deterministic (the first ones in the order above). For
+/// openCypher's `-[*k]->` (walks that may revisit nodes) see [`crate::var_length_endpoints`].
 pub fn k_hop(
     views: &[&Csr],
     start: u32,
@@ -38,7 +44,8 @@ pub fn k_hop(
     if k == 0 {
         return Err(AlgoError::InvalidArgument("k must be at least 1".into()));
     }
-    let mut ticker = Ticker::start(ctrl)?;
+    let fixed = BitSet::new(n).bytes();
+    let mut ticker = Ticker::start_with(ctrl, fixed)?;
     let limit = limit.unwrap_or(usize::MAX);
     let mut result = Vec::new();
     if limit == 0 {
@@ -53,9 +60,7 @@ pub fn k_hop(
         for &u in &frontier {
             for view in views {
                 for &v in view.neighbors(u) {
-                    ticker.tick(ctrl, || {
-                        visited.bytes() + u32s(frontier.len() + next.len() + result.len())
-                    })?;
+                    ticker.tick(ctrl, || fixed + u32s(frontier.len() + next.len() + result.len()))?;
                     if !visited.insert(v) {
                         continue;
                     }
@@ -125,7 +130,8 @@ pub fn lightrag_subgraph(
     let n = graph.node_count();
     check_node(start, n)?;
     check_rank(tie_rank, n)?;
-    let mut ticker = Ticker::start(ctrl)?;
+    let fixed = 2 * BitSet::new(n).bytes();
+    let mut ticker = Ticker::start_with(ctrl, fixed)?;
     let rank = |v: u32| tie_rank.map_or(v, |r| r[v as usize]);
     let mut visited = BitSet::new(n);
     let mut queued = BitSet::new(n);
@@ -136,22 +142,26 @@ pub fn lightrag_subgraph(
     let mut unexplored_neighbors = false;
     let mut unprocessed_level_nodes = false;
     let mut stopped_at_max = false;
+    // Kept nodes, the level being processed (with its 16-byte sort keys) and the next one.
+    let memory = |kept: &[u32], level: &[u32], next: &[u32]| fixed + u32s(kept.len() + next.len()) + 20 * level.len();
     while !level.is_empty() && kept.len() < max_nodes {
-        let mut keyed: Vec<(Reverse<u64>, u32, u32)> = level
-            .iter()
-            .map(|&v| (Reverse(nx_degree(graph, v)), rank(v), v))
-            .collect();
+        ctrl.check_memory(memory(&kept, &level, &next))?;
+        let mut keyed: Vec<(Reverse<u64>, u32, u32)> = Vec::with_capacity(level.len());
+        for &v in &level {
+            ticker.step(ctrl)?;
+            keyed.push((Reverse(nx_degree(graph, v)), rank(v), v));
+        }
         keyed.sort_unstable();
         for (idx, &(_, _, v)) in keyed.iter().enumerate() {
-            ticker.tick(ctrl, || {
-                2 * visited.bytes() + u32s(kept.len() + level.len() + next.len())
-            })?;
+            ticker.step(ctrl)?;
             if visited.insert(v) {
                 kept.push(v);
                 if depth < max_depth {
                     for w in distinct(graph.neighbors(v)) {
+                        ticker.step(ctrl)?;
                         if !visited.contains(w) && queued.insert(w) {
                             next.push(w);
+                            ctrl.check_memory(memory(&kept, &level, &next))?;
                         }
                     }
                 } else if graph.neighbors(v).iter().any(|&w| !visited.contains(w)) {
@@ -179,7 +189,7 @@ pub fn lightrag_subgraph(
     let queue = if stopped_at_max { &next } else { &level };
     let unvisited_in_queue = queue.iter().any(|&w| !visited.contains(w));
     let truncated = kept.len() >= max_nodes && (unvisited_in_queue || unprocessed_level_nodes || unexplored_neighbors);
-    let edges = induced_edges(graph, &kept, &visited);
+    let edges = induced_edges(graph, &kept, &visited, fixed + u32s(kept.len()), &mut ticker, ctrl)?;
     Ok(Subgraph {
         nodes: kept,
         edges,
@@ -199,10 +209,14 @@ pub fn lightrag_top_degree(
 ) -> Result<Subgraph, AlgoError> {
     let n = graph.node_count();
     check_rank(tie_rank, n)?;
-    ctrl.check()?;
-    ctrl.check_memory(16 * n as usize)?;
+    // The ranking keys, then the kept list and its bitset.
+    let mut ticker = Ticker::start_with(ctrl, 16 * n as usize + BitSet::new(n).bytes())?;
     let rank = |v: u32| tie_rank.map_or(v, |r| r[v as usize]);
-    let mut keyed: Vec<(Reverse<u64>, u32, u32)> = (0..n).map(|v| (Reverse(nx_degree(graph, v)), rank(v), v)).collect();
+    let mut keyed: Vec<(Reverse<u64>, u32, u32)> = Vec::with_capacity(n as usize);
+    for v in 0..n {
+        ticker.step(ctrl)?;
+        keyed.push((Reverse(nx_degree(graph, v)), rank(v), v));
+    }
     keyed.sort_unstable();
     ctrl.check()?;
     let nodes: Vec<u32> = keyed.iter().take(max_nodes).map(|&(_, _, v)| v).collect();
@@ -210,7 +224,14 @@ pub fn lightrag_top_degree(
     for &v in &nodes {
         kept.insert(v);
     }
-    let edges = induced_edges(graph, &nodes, &kept);
+    let edges = induced_edges(
+        graph,
+        &nodes,
+        &kept,
+        u32s(nodes.len()) + kept.bytes(),
+        &mut ticker,
+        ctrl,
+    )?;
     Ok(Subgraph {
         nodes,
         edges,
@@ -241,17 +262,27 @@ fn distinct(row: &[u32]) -> impl Iterator<Item = u32> + '_ {
         .map(|(_, &w)| w)
 }
 
-fn induced_edges(graph: &Csr, nodes: &[u32], kept: &BitSet) -> Vec<(u32, u32)> {
+/// The edges among `nodes` (flagged in `kept`), each once as `(u, v)`, `u <= v`, sorted;
+/// `fixed` is the memory the caller already holds.
+fn induced_edges(
+    graph: &Csr,
+    nodes: &[u32],
+    kept: &BitSet,
+    fixed: usize,
+    ticker: &mut Ticker,
+    ctrl: &Control,
+) -> Result<Vec<(u32, u32)>, AlgoError> {
     let mut edges = Vec::new();
     for &v in nodes {
         for w in distinct(graph.neighbors(v)) {
+            ticker.tick(ctrl, || fixed + 8 * edges.len())?;
             if v <= w && kept.contains(w) {
                 edges.push((v, w));
             }
         }
     }
     edges.sort_unstable();
-    edges
+    Ok(edges)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! Small shared pieces for the traversals: a visited bitset, argument checks and the
-//! periodic cancel/deadline/memory check.
+//! Small shared pieces: a visited bitset, argument checks, the periodic
+//! cancel/deadline/memory check, dense relabelling and path reconstruction.
 
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
@@ -8,7 +8,7 @@ use crate::csr::Csr;
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// How many steps pass between two [`Control`] checks.
-const CHECK_EVERY: u32 = 4096;
+const CHECK_EVERY: u64 = 4096;
 
 /// One bit per node: 40 KB for 325k nodes, so allocating it per query is cheap.
 pub(crate) struct BitSet {
@@ -46,25 +46,56 @@ impl BitSet {
     }
 }
 
-/// Counts steps and consults the [`Control`] every few thousand of them.
-pub(crate) struct Ticker(u32);
+/// Counts steps and consults the [`Control`]: the cancel flag and deadline every
+/// [`CHECK_EVERY`] steps, the memory bound (when there is one) on every step that reports its
+/// memory, so growing buffers cannot pass the bound unnoticed.
+pub(crate) struct Ticker(u64);
 
 impl Ticker {
-    /// Checks once right away, so a run that is already cancelled does no work.
+    /// Checks once right away, so a run that is already cancelled (or past its deadline) does
+    /// no work.
     pub(crate) fn start(ctrl: &Control) -> Result<Ticker, AlgoError> {
         ctrl.check()?;
         Ok(Ticker(0))
     }
 
-    /// `memory` is the working memory in bytes right now (only evaluated on a check).
+    /// [`Ticker::start`], and checks the `fixed` bytes the run is about to allocate (per-node
+    /// tables, bitsets) against the memory bound before allocating them.
+    pub(crate) fn start_with(ctrl: &Control, fixed: usize) -> Result<Ticker, AlgoError> {
+        ctrl.check()?;
+        ctrl.check_memory(fixed)?;
+        Ok(Ticker(0))
+    }
+
+    /// One step that allocates nothing: cancel and deadline only.
     #[inline]
-    pub(crate) fn tick(&mut self, ctrl: &Control, memory: impl FnOnce() -> usize) -> Result<(), AlgoError> {
-        self.0 = self.0.wrapping_add(1);
+    pub(crate) fn step(&mut self, ctrl: &Control) -> Result<(), AlgoError> {
+        self.0 += 1;
         if self.0.is_multiple_of(CHECK_EVERY) {
             ctrl.check()?;
-            ctrl.check_memory(memory())?;
         }
         Ok(())
+    }
+
+    /// `count` steps at once (a row sorted, a block of work done): checks when they cross a
+    /// multiple of [`CHECK_EVERY`].
+    pub(crate) fn advance(&mut self, ctrl: &Control, count: usize) -> Result<(), AlgoError> {
+        let before = self.0 / CHECK_EVERY;
+        self.0 += count as u64;
+        if self.0 / CHECK_EVERY != before {
+            ctrl.check()?;
+        }
+        Ok(())
+    }
+
+    /// One step; `memory` is the working memory in bytes right now, evaluated only when the
+    /// run has a memory bound.
+    #[inline]
+    pub(crate) fn tick(&mut self, ctrl: &Control, memory: impl FnOnce() -> usize) -> Result<(), AlgoError> {
+        if ctrl.max_memory().is_some() {
+            ctrl.check_memory(memory())?;
+        }
+        self.step(ctrl)
     }
 }
 
@@ -89,6 +120,80 @@ pub(crate) fn view_nodes(views: &[&Csr]) -> Result<u32, AlgoError> {
         ));
     }
     Ok(n)
+}
+
+/// Renumbers labels densely `0..count` in order of first appearance by node; returns `count`.
+/// `scratch` must have one entry per possible label, all [`NONE`] (reset on return).
+pub(crate) fn renumber(labels: &mut [u32], scratch: &mut [u32]) -> usize {
+    let mut next = 0u32;
+    for c in labels.iter_mut() {
+        let s = &mut scratch[*c as usize];
+        if *s == NONE {
+            *s = next;
+            next += 1;
+        }
+        *c = *s;
+    }
+    for c in scratch.iter_mut() {
+        *c = NONE;
+    }
+    next as usize
+}
+
+/// Follows `pred` from `to` back to `from` and returns the path `from .. to` (every node on
+/// the way must have a predecessor, `from` excluded).
+pub(crate) fn walk_back(pred: &[u32], from: u32, to: u32) -> Vec<u32> {
+    let mut path = vec![to];
+    let mut v = to;
+    while v != from {
+        v = pred[v as usize];
+        path.push(v);
+    }
+    path.reverse();
+    path
+}
+
+/// Collects what a streaming run hands to its callback while keeping the answer within the
+/// memory bound: [`Bounded::admit`] says whether one more item of `bytes` still fits (else the
+/// callback breaks the stream), [`Bounded::finish`] turns an overflow into the error.
+pub(crate) struct Bounded<'c> {
+    ctrl: &'c Control,
+    /// Bytes held before the first item (tables the caller keeps alongside).
+    base: usize,
+    stored: usize,
+    overflow: Option<AlgoError>,
+}
+
+impl<'c> Bounded<'c> {
+    pub(crate) fn new(ctrl: &'c Control, base: usize) -> Bounded<'c> {
+        Bounded {
+            ctrl,
+            base,
+            stored: 0,
+            overflow: None,
+        }
+    }
+
+    /// Accounts `bytes` more for an item about to be kept (`transient`: bytes the stream
+    /// holds right now, e.g. its current path); `Break` when that passes the bound.
+    pub(crate) fn admit(&mut self, bytes: usize, transient: usize) -> std::ops::ControlFlow<()> {
+        self.stored += bytes;
+        match self.ctrl.check_memory(self.base + self.stored + transient) {
+            Ok(()) => std::ops::ControlFlow::Continue(()),
+            Err(e) => {
+                self.overflow = Some(e);
+                std::ops::ControlFlow::Break(())
+            }
+        }
+    }
+
+    /// `collected` unless an item did not fit.
+    pub(crate) fn finish<T>(self, collected: T) -> Result<T, AlgoError> {
+        match self.overflow {
+            Some(e) => Err(e),
+            None => Ok(collected),
+        }
+    }
 }
 
 /// Bytes of a `Vec<u32>`-like buffer of `len` entries.

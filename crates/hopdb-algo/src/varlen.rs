@@ -6,14 +6,21 @@
 //! ([`crate::csr::Projection`] gives out and in views that share them), so an edge seen from
 //! both ends is still one edge. A self-loop that shows up more than once at the same node (in
 //! the out and in views, or twice in an [`Csr::undirected`] row) is one step, as in an
-//! undirected openCypher pattern.
+//! undirected openCypher pattern. A single view without edge ids treats each row entry as its
+//! own edge, which is right for a directed view; an undirected traversal must use a view with
+//! ids such as [`Csr::undirected`] (both copies of an edge share its id) or `[out, inc]` of a
+//! [`crate::csr::Projection`], never [`Csr::simple_undirected`].
+//!
+//! Results stream: [`var_length_paths`] hands each path to a callback and holds only the
+//! current path; [`collect_var_length_paths`] is the collecting convenience (its stored paths
+//! count against the memory bound).
 
 use std::ops::ControlFlow;
 
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
 use crate::traverse::{k_hop, HopMode};
-use crate::util::{check_node, u32s, view_nodes, BitSet, Ticker, NONE};
+use crate::util::{check_node, u32s, view_nodes, BitSet, Bounded, Ticker, NONE};
 
 /// One path: `nodes.len() == edges.len() + 1`; `edges[i]` (an edge key) joins `nodes[i]`
 /// and `nodes[i + 1]`.
@@ -133,9 +140,32 @@ where
     Ok(delivered)
 }
 
-/// Working memory of the enumeration: one 16-byte frame per path node, plus the path.
+/// Working memory of the enumeration: one frame per path node, plus the path.
 fn path_memory(path: &Path) -> usize {
-    16 * path.nodes.len() + u32s(path.nodes.len()) + 8 * path.edges.len()
+    std::mem::size_of::<(u32, usize, usize)>() * path.nodes.len() + u32s(path.nodes.len()) + 8 * path.edges.len()
+}
+
+/// [`var_length_paths`] collected into a vector (at most `limit` paths). The stored paths count
+/// against the [`Control`]'s memory bound, so an unexpectedly large answer is
+/// [`AlgoError::MemoryLimit`] rather than an exhausted machine; stream with
+/// [`var_length_paths`] when the answer may be large.
+pub fn collect_var_length_paths(
+    views: &[&Csr],
+    start: u32,
+    min_hops: u32,
+    max_hops: u32,
+    limit: Option<u64>,
+    ctrl: &Control,
+) -> Result<Vec<Path>, AlgoError> {
+    let mut paths = Vec::new();
+    let mut bound = Bounded::new(ctrl, 0);
+    var_length_paths(views, start, min_hops, max_hops, limit, ctrl, |p| {
+        let bytes = std::mem::size_of::<Path>() + u32s(p.nodes.len()) + 8 * p.edges.len();
+        bound.admit(bytes, path_memory(p))?;
+        paths.push(p.clone());
+        ControlFlow::Continue(())
+    })?;
+    bound.finish(paths)
 }
 
 /// Distinct end nodes of the trails from `start` with `min_hops..=max_hops` edges (`RETURN
@@ -155,6 +185,7 @@ pub fn var_length_endpoints(
     ctrl: &Control,
 ) -> Result<Vec<u32>, AlgoError> {
     check_views(views, start, min_hops, max_hops)?;
+    ctrl.check()?;
     let limit = limit.unwrap_or(usize::MAX);
     if limit == 0 {
         return Ok(Vec::new());
@@ -178,11 +209,17 @@ pub fn var_length_endpoints(
         return Ok(ends);
     }
     let n = views[0].node_count();
+    ctrl.check_memory(BitSet::new(n).bytes())?;
     let mut seen = BitSet::new(n);
     let mut ends = Vec::new();
+    let mut bound = Bounded::new(ctrl, seen.bytes());
     var_length_paths(views, start, min_hops, max_hops, None, ctrl, |p| {
-        let end = p.nodes[p.nodes.len() - 1];
+        let Some(&end) = p.nodes.last() else {
+            return ControlFlow::Continue(());
+        };
         if seen.insert(end) {
+            // The path enumeration counts its own stack; this adds the answer being built.
+            bound.admit(u32s(1), path_memory(p))?;
             ends.push(end);
             if ends.len() >= limit {
                 return ControlFlow::Break(());
@@ -190,7 +227,7 @@ pub fn var_length_endpoints(
         }
         ControlFlow::Continue(())
     })?;
-    Ok(ends)
+    bound.finish(ends)
 }
 
 /// Length of the shortest closed trail through `start` (at most `max_hops` edges), or `None`.
@@ -227,7 +264,7 @@ pub fn shortest_closed_trail(
         return Ok(None);
     }
     for (a, key) in steps(start) {
-        ticker.tick(ctrl, || 0)?;
+        ticker.step(ctrl)?;
         if steps(a).any(|(w, k)| w == start && k != key) {
             return Ok(Some(2));
         }
@@ -235,13 +272,11 @@ pub fn shortest_closed_trail(
     if max_hops == 2 {
         return Ok(None);
     }
-    let fixed = u32s(3 * n as usize) + BitSet::new(n).bytes();
+    // Two labels per node; the queue holds each node at most twice.
+    let fixed = u32s(2 * n as usize);
     ctrl.check_memory(fixed)?;
-    // back[b]: b steps to start.
-    let mut back = BitSet::new(n);
-    for (b, _) in views.iter().flat_map(|c| c.edges()).filter(|&(_, w)| w == start) {
-        back.insert(b);
-    }
+    // Does `x` step straight back to start? Rows are sorted: one binary search per view.
+    let steps_back = |x: u32| views.iter().any(|c| c.neighbors(x).binary_search(&start).is_ok());
     // Up to two (source, distance) labels per node; BFS queue of (node, source, distance).
     let mut label = vec![[NONE; 2]; n as usize];
     let mut queue = std::collections::VecDeque::new();
@@ -252,10 +287,10 @@ pub fn shortest_closed_trail(
         }
     }
     while let Some((x, src, d)) = queue.pop_front() {
-        if back.contains(x) && src != x {
+        if src != x && steps_back(x) {
             return Ok(Some(d + 2));
         }
-        if d + 3 > max_hops {
+        if u64::from(d) + 3 > u64::from(max_hops) {
             continue;
         }
         for (y, _) in steps(x) {

@@ -1,28 +1,20 @@
 //! Degree and betweenness centrality cross-checked against NetworkX (and igraph for exact
 //! betweenness on a larger graph) on real graphs; sampled betweenness against its stated bound.
 
+mod algo_support;
 mod common;
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{datasets, load_edge_list, reference, Loaded};
+use algo_support::{eu_core, f64s as floats, lastfm, lightrag_graphml, rome99, TempFile};
+use common::{datasets, reference, Loaded};
 use hopdb_algo::{
     betweenness_centrality, betweenness_centrality_sampled, degree_centrality, sampled_betweenness_error_bound,
     AlgoError, BetweennessOptions, Control, Csr, DegreeDirection,
 };
-use serde_json::Value;
-
-fn tmp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("hopdb-algo-cent-{}-{name}", std::process::id()))
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()
-}
 
 /// |a - b| <= 1e-9 |b| (plus 1e-15 for exact zeros), element by element.
 fn assert_close(what: &str, ours: &[f64], theirs: &[f64]) {
@@ -54,14 +46,10 @@ fn mode(directed: bool) -> &'static str {
 /// Checks exact betweenness (normalised and not) and degree centrality against NetworkX.
 fn check_against_networkx(name: &str, g: &Loaded, directed: bool, weighted: bool) {
     let csr = g.csr();
-    let tsv = tmp(&format!("{name}.tsv"));
-    g.write_tsv(&tsv);
+    let tsv = TempFile::tsv(g, &format!("cent-{name}.tsv"));
     let n = g.n.to_string();
     let weighting = if weighted { "weighted" } else { "unweighted" };
-    let r = reference(
-        "cent_networkx.py",
-        &[tsv.to_str().unwrap(), &n, mode(directed), weighting],
-    );
+    let r = reference("cent_networkx.py", &[tsv.arg(), &n, mode(directed), weighting]);
     let ctrl = Control::unbounded();
     for (normalized, key) in [(true, "normalized"), (false, "raw")] {
         let ours = betweenness_centrality(&csr, opts(directed, weighted, normalized), &ctrl).unwrap();
@@ -76,33 +64,25 @@ fn check_against_networkx(name: &str, g: &Loaded, directed: bool, weighted: bool
         assert_close(&format!("{name} in-degree"), &inn, &floats(&r["in_degree"]));
         assert_close(&format!("{name} out-degree"), &out, &floats(&r["out_degree"]));
     }
-    std::fs::remove_file(&tsv).ok();
 }
 
 /// The pivots' estimate must be what NetworkX's `k` option computes from the same pivots.
 fn check_sampled_scaling(name: &str, g: &Loaded, directed: bool, weighted: bool, k: usize, seed: u64) {
     let csr = g.csr();
     let ctrl = Control::unbounded();
-    let tsv = tmp(&format!("{name}-k.tsv"));
-    let piv = tmp(&format!("{name}-pivots.txt"));
-    g.write_tsv(&tsv);
+    let tsv = TempFile::tsv(g, &format!("cent-{name}-k.tsv"));
+    let piv = TempFile::new(&format!("cent-{name}-pivots.txt"));
     let normalized = betweenness_centrality_sampled(&csr, opts(directed, weighted, true), k, seed, &ctrl).unwrap();
     let raw = betweenness_centrality_sampled(&csr, opts(directed, weighted, false), k, seed, &ctrl).unwrap();
     assert_eq!(normalized.sources, raw.sources, "same seed, same pivots");
     assert_eq!(normalized.sources.len(), k);
     let text: Vec<String> = normalized.sources.iter().map(|s| s.to_string()).collect();
-    std::fs::write(&piv, text.join("\n")).unwrap();
+    std::fs::write(&piv.0, text.join("\n")).unwrap();
     let weighting = if weighted { "weighted" } else { "unweighted" };
     let n = g.n.to_string();
     let r = reference(
         "cent_networkx.py",
-        &[
-            tsv.to_str().unwrap(),
-            &n,
-            mode(directed),
-            weighting,
-            piv.to_str().unwrap(),
-        ],
+        &[tsv.arg(), &n, mode(directed), weighting, piv.arg()],
     );
     assert_close(
         &format!("{name} sampled normalized"),
@@ -110,15 +90,13 @@ fn check_sampled_scaling(name: &str, g: &Loaded, directed: bool, weighted: bool,
         &floats(&r["normalized"]),
     );
     assert_close(&format!("{name} sampled raw"), &raw.scores, &floats(&r["raw"]));
-    std::fs::remove_file(&tsv).ok();
-    std::fs::remove_file(&piv).ok();
 }
 
 /// snap-email-Eu-core: directed, unweighted, 1,005 nodes, self-loops and reciprocal pairs.
 #[test]
 fn email_eu_core_directed_matches_networkx() {
     let Some(dir) = datasets() else { return };
-    let g = load_edge_list(&dir.join("snap-email-Eu-core/email-Eu-core.txt.gz"), 0, None);
+    let g = eu_core(&dir);
     check_against_networkx("email", &g, true, false);
     check_sampled_scaling("email", &g, true, false, 100, 7);
 }
@@ -128,7 +106,7 @@ fn email_eu_core_directed_matches_networkx() {
 #[test]
 fn rome99_weighted_matches_networkx() {
     let Some(dir) = datasets() else { return };
-    let full = load_edge_list(&dir.join("dimacs9-road-rome99/rome99.gr.gz"), 0, Some(2));
+    let full = rome99(&dir);
     let g = bfs_ball(&full, 0, 700);
     assert_eq!(g.n, 700);
     check_against_networkx("rome99", &g, true, true);
@@ -140,7 +118,7 @@ fn rome99_weighted_matches_networkx() {
 #[test]
 fn dickens_undirected_matches_networkx() {
     let Some(dir) = datasets() else { return };
-    let g = graphml(&dir.join("lightrag-dickens-v2/graph_chunk_entity_relation.graphml.gz"));
+    let g = lightrag_graphml(&dir, "lightrag-dickens-v2");
     check_against_networkx("dickens-w", &g, false, true);
     check_against_networkx("dickens", &g, false, false);
     check_sampled_scaling("dickens", &g, false, true, 40, 3);
@@ -157,16 +135,11 @@ fn dickens_undirected_matches_networkx() {
 #[test]
 fn sampled_betweenness_within_bound_on_lastfm() {
     let Some(dir) = datasets() else { return };
-    let g = load_edge_list(&dir.join("feather-lastfm-asia/lastfm_asia_edges.csv.gz"), 1, None);
+    let g = lastfm(&dir);
     let csr = g.csr();
     let n = g.n as usize;
-    let tsv = tmp("lastfm.tsv");
-    g.write_tsv(&tsv);
-    let r = reference(
-        "cent_igraph.py",
-        &[tsv.to_str().unwrap(), &g.n.to_string(), "undirected"],
-    );
-    std::fs::remove_file(&tsv).ok();
+    let tsv = TempFile::tsv(&g, "cent-lastfm.tsv");
+    let r = reference("cent_igraph.py", &[tsv.arg(), &g.n.to_string(), "undirected"]);
     let ctrl = Control::unbounded();
     let exact_raw = betweenness_centrality(&csr, opts(false, false, false), &ctrl).unwrap();
     assert_close("lastfm exact vs igraph", &exact_raw, &floats(&r["raw"]));
@@ -335,29 +308,6 @@ fn bfs_ball(g: &Loaded, start: u32, size: usize) -> Loaded {
         n: ids.len() as u32,
         edges,
         weights: g.weights.as_ref().map(|_| weights),
-        ids,
-    }
-}
-
-/// A LightRAG GraphML knowledge graph as an undirected edge list (each edge once) with weights.
-fn graphml(path: &std::path::Path) -> Loaded {
-    let r = reference("comm_graphml.py", &[path.to_str().unwrap()]);
-    let ids: Vec<String> = r["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
-    let mut edges = Vec::new();
-    let mut weights = Vec::new();
-    for e in r["edges"].as_array().unwrap() {
-        edges.push((e[0].as_u64().unwrap() as u32, e[1].as_u64().unwrap() as u32));
-        weights.push(e[2].as_f64().unwrap());
-    }
-    Loaded {
-        n: ids.len() as u32,
-        edges,
-        weights: Some(weights),
         ids,
     }
 }

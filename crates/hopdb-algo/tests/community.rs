@@ -1,27 +1,26 @@
 //! Community detection cross-checked against NetworkX, igraph and leidenalg on real graphs.
 
+mod algo_support;
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
-use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{datasets, load_edge_list, reference, Loaded};
+use algo_support::{eu_core, hepph, lightrag_graphml, mit8, notredame, TempFile};
+use common::{datasets, reference, Loaded};
 use hopdb_algo::{
     hierarchical_leiden, leiden, louvain, modularity, AlgoError, Control, Csr, HierarchicalCluster,
     HierarchicalOptions, LeidenOptions, LouvainOptions, Quality,
 };
 
-fn tmp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("hopdb-algo-comm-{}-{name}", std::process::id()))
-}
-
-fn write_labels(path: &Path, labels: &[u32]) {
+fn labels_file(name: &str, labels: &[u32]) -> TempFile {
+    let file = TempFile::new(name);
     let text: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
-    std::fs::write(path, text.join("\n")).unwrap();
+    std::fs::write(&file.0, text.join("\n")).unwrap();
+    file
 }
 
 /// Every node has exactly one label, labels are dense `0..count` and all used.
@@ -74,18 +73,16 @@ fn assert_within_2pct(what: &str, ours: f64, theirs: f64) {
 fn check_modularity(name: &str, g: &Loaded, partitions: &[Vec<u32>]) {
     let csr = g.csr();
     let ctrl = Control::unbounded();
-    let tsv = tmp(&format!("{name}-mod.tsv"));
-    g.write_tsv(&tsv);
-    let files: Vec<PathBuf> = (0..partitions.len())
-        .map(|i| tmp(&format!("{name}-p{i}.txt")))
+    let tsv = TempFile::tsv(g, &format!("comm-{name}-mod.tsv"));
+    let files: Vec<TempFile> = partitions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| labels_file(&format!("comm-{name}-p{i}.txt"), p))
         .collect();
-    for (f, p) in files.iter().zip(partitions) {
-        write_labels(f, p);
-    }
-    let list: Vec<&str> = files.iter().map(|f| f.to_str().unwrap()).collect();
+    let list: Vec<&str> = files.iter().map(TempFile::arg).collect();
     let r = reference(
         "comm_modularity.py",
-        &[tsv.to_str().unwrap(), &g.n.to_string(), &list.join(","), "0.5,1,2"],
+        &[tsv.arg(), &g.n.to_string(), &list.join(","), "0.5,1,2"],
     );
     for (i, p) in partitions.iter().enumerate() {
         for (j, res) in [0.5, 1.0, 2.0].into_iter().enumerate() {
@@ -98,9 +95,6 @@ fn check_modularity(name: &str, g: &Loaded, partitions: &[Vec<u32>]) {
                 );
             }
         }
-    }
-    for f in files.iter().chain([&tsv]) {
-        std::fs::remove_file(f).ok();
     }
 }
 
@@ -135,7 +129,7 @@ fn some_partitions(csr: &Csr) -> Vec<Vec<u32>> {
 #[test]
 fn modularity_matches_networkx_and_igraph_on_mit8() {
     let Some(dir) = datasets() else { return };
-    let g = load_edge_list(&dir.join("facebook100-MIT8/MIT8.edgelist.gz"), 0, None);
+    let g = mit8(&dir);
     check_modularity("mit8", &g, &some_partitions(&g.csr()));
 }
 
@@ -144,7 +138,7 @@ fn modularity_matches_networkx_and_igraph_on_mit8() {
 #[test]
 fn modularity_matches_networkx_and_igraph_on_email_eu_core() {
     let Some(dir) = datasets() else { return };
-    let g = load_edge_list(&dir.join("snap-email-Eu-core/email-Eu-core.txt.gz"), 0, None);
+    let g = eu_core(&dir);
     let mut text = String::new();
     let file = std::fs::File::open(dir.join("snap-email-Eu-core/email-Eu-core-department-labels.txt.gz")).unwrap();
     flate2::read::GzDecoder::new(file).read_to_string(&mut text).unwrap();
@@ -164,12 +158,11 @@ fn modularity_matches_networkx_and_igraph_on_email_eu_core() {
 fn check_against_references(name: &str, g: &Loaded, resolutions: &[f64], methods: &str) {
     let csr = g.csr();
     let ctrl = Control::unbounded();
-    let tsv = tmp(&format!("{name}-ref.tsv"));
-    g.write_tsv(&tsv);
+    let tsv = TempFile::tsv(g, &format!("comm-{name}-ref.tsv"));
     for &res in resolutions {
         let r = reference(
             "comm_reference.py",
-            &[tsv.to_str().unwrap(), &g.n.to_string(), &res.to_string(), methods],
+            &[tsv.arg(), &g.n.to_string(), &res.to_string(), methods],
         );
         let lo = louvain(
             &csr,
@@ -222,13 +215,12 @@ fn check_against_references(name: &str, g: &Loaded, resolutions: &[f64], methods
             assert_within_2pct(&format!("{name} res {res} louvain vs {m}"), lo.modularity, theirs);
         }
     }
-    std::fs::remove_file(&tsv).ok();
 }
 
 #[test]
 fn mit8_louvain_and_leiden_match_igraph_and_networkx() {
     let Some(dir) = datasets() else { return };
-    let g = load_edge_list(&dir.join("facebook100-MIT8/MIT8.edgelist.gz"), 0, None);
+    let g = mit8(&dir);
     check_against_references("mit8", &g, &[0.5, 1.0, 2.0], "ig_leiden,nx_louvain");
 }
 
@@ -236,7 +228,7 @@ fn mit8_louvain_and_leiden_match_igraph_and_networkx() {
 #[test]
 fn hepph_louvain_and_leiden_match_igraph_and_networkx() {
     let Some(dir) = datasets() else { return };
-    let g = load_edge_list(&dir.join("snap-ca-HepPh/CA-HepPh.txt.gz"), 0, None);
+    let g = hepph(&dir);
     check_against_references("hepph", &g, &[1.0], "ig_leiden,nx_louvain");
 }
 
@@ -245,7 +237,7 @@ fn hepph_louvain_and_leiden_match_igraph_and_networkx() {
 #[test]
 fn notredame_louvain_and_leiden_match_igraph() {
     let Some(dir) = datasets() else { return };
-    let g = load_edge_list(&dir.join("snap-web-NotreDame/web-NotreDame.txt.gz"), 1, None);
+    let g = notredame(&dir);
     assert_eq!(g.n, 325_729);
     check_against_references("notredame", &g, &[1.0], "ig_leiden,ig_multilevel");
 }
@@ -254,21 +246,14 @@ fn notredame_louvain_and_leiden_match_igraph() {
 #[test]
 fn cpm_matches_igraph_on_email_eu_core() {
     let Some(dir) = datasets() else { return };
-    let g = load_edge_list(&dir.join("snap-email-Eu-core/email-Eu-core.txt.gz"), 0, None);
+    let g = eu_core(&dir);
     let csr = g.csr();
-    let tsv = tmp("email-cpm.tsv");
-    g.write_tsv(&tsv);
+    let tsv = TempFile::tsv(&g, "comm-email-cpm.tsv");
     let res = 0.05;
     let r = reference(
         "comm_reference.py",
-        &[
-            tsv.to_str().unwrap(),
-            &g.n.to_string(),
-            &res.to_string(),
-            "ig_leiden_cpm",
-        ],
+        &[tsv.arg(), &g.n.to_string(), &res.to_string(), "ig_leiden_cpm"],
     );
-    std::fs::remove_file(&tsv).ok();
     let opts = LeidenOptions {
         quality: Quality::Cpm,
         resolution: res,
@@ -283,28 +268,6 @@ fn cpm_matches_igraph_on_email_eu_core() {
         ours.quality,
         r["ig_leiden_cpm"]["quality"].as_f64().unwrap(),
     );
-}
-
-/// A LightRAG GraphML knowledge graph as an undirected weighted edge list.
-fn graphml(path: &Path) -> Loaded {
-    let r = reference("comm_graphml.py", &[path.to_str().unwrap()]);
-    let ids: Vec<String> = r["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_str().unwrap().to_string())
-        .collect();
-    let (mut edges, mut weights) = (Vec::new(), Vec::new());
-    for e in r["edges"].as_array().unwrap() {
-        edges.push((e[0].as_u64().unwrap() as u32, e[1].as_u64().unwrap() as u32));
-        weights.push(e[2].as_f64().unwrap());
-    }
-    Loaded {
-        n: ids.len() as u32,
-        edges,
-        weights: Some(weights),
-        ids,
-    }
 }
 
 /// The row invariants of graspologic's hierarchical_leiden output; returns the final clusters
@@ -433,7 +396,7 @@ fn hierarchical_leiden_on_knowledge_graphs() {
     let Some(dir) = datasets() else { return };
     let ctrl = Control::unbounded();
     for name in ["lightrag-dickens-full-workdir", "lightrag-lennyhub-podcasts"] {
-        let g = graphml(&dir.join(name).join("graph_chunk_entity_relation.graphml.gz"));
+        let g = lightrag_graphml(&dir, name);
         let csr = g.csr();
         let opts = HierarchicalOptions::graphrag();
         let rows = hierarchical_leiden(&csr, &opts, &ctrl).unwrap();
@@ -639,54 +602,28 @@ fn invalid_arguments() {
     let g = two_triangles();
     let p = vec![0; 7];
     let invalid = |r: Result<(), AlgoError>| assert!(matches!(r, Err(AlgoError::InvalidArgument(_))), "{r:?}");
+    let leiden_with = |o: LeidenOptions| leiden(&g, &o, &ctrl).map(|_| ());
     for res in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         invalid(modularity(&g, &p, res, &ctrl).map(|_| ()));
-        invalid(
-            louvain(
-                &g,
-                &LouvainOptions {
-                    resolution: res,
-                    ..LouvainOptions::default()
-                },
-                &ctrl,
-            )
-            .map(|_| ()),
-        );
-        invalid(
-            leiden(
-                &g,
-                &LeidenOptions {
-                    resolution: res,
-                    ..LeidenOptions::default()
-                },
-                &ctrl,
-            )
-            .map(|_| ()),
-        );
+        let o = LouvainOptions {
+            resolution: res,
+            ..LouvainOptions::default()
+        };
+        invalid(louvain(&g, &o, &ctrl).map(|_| ()));
+        invalid(leiden_with(LeidenOptions {
+            resolution: res,
+            ..LeidenOptions::default()
+        }));
     }
     invalid(modularity(&g, &p[..6], 1.0, &ctrl).map(|_| ()));
-    invalid(
-        leiden(
-            &g,
-            &LeidenOptions {
-                randomness: 0.0,
-                ..LeidenOptions::default()
-            },
-            &ctrl,
-        )
-        .map(|_| ()),
-    );
-    invalid(
-        leiden(
-            &g,
-            &LeidenOptions {
-                iterations: Some(0),
-                ..LeidenOptions::default()
-            },
-            &ctrl,
-        )
-        .map(|_| ()),
-    );
+    invalid(leiden_with(LeidenOptions {
+        randomness: 0.0,
+        ..LeidenOptions::default()
+    }));
+    invalid(leiden_with(LeidenOptions {
+        iterations: Some(0),
+        ..LeidenOptions::default()
+    }));
     let zero = HierarchicalOptions {
         max_cluster_size: 0,
         ..HierarchicalOptions::graphrag()

@@ -2,30 +2,7 @@
 
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
-
-/// How many inner steps pass between two [`Control::check`] calls.
-const CHECK_EVERY: u32 = 4096;
-
-/// Counts steps and consults the [`Control`] every few thousand of them (also used by the
-/// centrality code, which shares the crate but not the other helpers' `util`).
-pub(crate) struct Tick(u32);
-
-impl Tick {
-    /// Checks once right away, so a run that is already cancelled does no work.
-    pub(crate) fn start(ctrl: &Control) -> Result<Tick, AlgoError> {
-        ctrl.check()?;
-        Ok(Tick(0))
-    }
-
-    #[inline]
-    pub(crate) fn tick(&mut self, ctrl: &Control) -> Result<(), AlgoError> {
-        self.0 = self.0.wrapping_add(1);
-        if self.0.is_multiple_of(CHECK_EVERY) {
-            ctrl.check()?;
-        }
-        Ok(())
-    }
-}
+use crate::util::Ticker;
 
 /// Symmetric adjacency without self-loops (those live in `loops`), parallel edges merged by
 /// summing their weights. Node `v`'s strength is `sum of its row + 2 * loops[v]`, so that
@@ -49,17 +26,17 @@ impl UGraph {
     /// loop at `u`. Weights must be finite and non-negative (modularity is undefined otherwise).
     pub(crate) fn from_csr(graph: &Csr, ctrl: &Control) -> Result<UGraph, AlgoError> {
         let n = graph.node_count();
+        let cap = 2 * graph.edge_count() as usize;
+        // The transpose, then the symmetric rows (target + weight per entry) and the loops.
+        let mut tick = Ticker::start_with(ctrl, graph.memory_bytes() + cap * 12 + 16 * n as usize)?;
         let inc = graph.transpose();
-        let mut tick = Tick::start(ctrl)?;
         let mut offsets = Vec::with_capacity(n as usize + 1);
         offsets.push(0usize);
-        let cap = 2 * graph.edge_count() as usize;
-        ctrl.check_memory(cap * 12)?;
         let mut targets = Vec::with_capacity(cap);
         let mut weights = Vec::with_capacity(cap);
         let mut loops = vec![0.0; n as usize];
         for v in 0..n {
-            tick.tick(ctrl)?;
+            tick.step(ctrl)?;
             let (out, inn) = (graph.neighbors(v), inc.neighbors(v));
             let (ow, iw) = (graph.weights(v), inc.weights(v));
             let weight_at = |ws: Option<&[f64]>, k: usize| ws.map_or(1.0, |w| w[k]);
@@ -135,7 +112,7 @@ impl UGraph {
     /// One node per group of `membership` (groups dense `0..count`): edges between groups add
     /// up, edges inside a group become its self-loop, so strengths and `total` are preserved.
     pub(crate) fn aggregate(&self, membership: &[u32], count: usize, ctrl: &Control) -> Result<UGraph, AlgoError> {
-        let mut tick = Tick::start(ctrl)?;
+        let mut tick = Ticker::start(ctrl)?;
         let members = group_members(membership, count);
         let mut offsets = Vec::with_capacity(count + 1);
         offsets.push(0usize);
@@ -147,7 +124,7 @@ impl UGraph {
         let mut owner = vec![u32::MAX; count];
         for (c, inner) in loops.iter_mut().enumerate() {
             for &v in members.group(c) {
-                tick.tick(ctrl)?;
+                tick.step(ctrl)?;
                 let v = v as usize;
                 *inner += self.loops[v];
                 let (ts, ws) = self.row(v);
@@ -202,6 +179,72 @@ impl UGraph {
     }
 }
 
+/// The local-moving step that Louvain and Leiden share: gathers the weight from a node to each
+/// neighbouring community and picks the community of largest quality gain
+/// `to_comm[c] - k * cw[c] * rf` (`k` the node's weight, `cw[c]` the community's weight without
+/// the node, `rf` the resolution factor). Scratch tables are cleared on the way out.
+pub(crate) struct LocalMove {
+    rf: f64,
+    to_comm: Vec<f64>,
+    seen: Vec<bool>,
+    candidates: Vec<u32>,
+}
+
+impl LocalMove {
+    /// For graphs of up to `n` nodes (community labels `< n`).
+    pub(crate) fn new(n: usize, rf: f64) -> LocalMove {
+        LocalMove {
+            rf,
+            to_comm: vec![0.0; n],
+            seen: vec![false; n],
+            candidates: Vec::new(),
+        }
+    }
+
+    /// The best community for node `v`, already taken out of its community `memb[v]` (so
+    /// `cw[memb[v]]` no longer holds `k`). Candidates are `extra` (Leiden's empty community),
+    /// then the neighbours' communities in row order; the current community wins ties, then
+    /// the first candidate, so only strictly better moves happen.
+    pub(crate) fn best(
+        &mut self,
+        g: &UGraph,
+        v: usize,
+        memb: &[u32],
+        cw: &[f64],
+        k: f64,
+        extra: Option<usize>,
+    ) -> usize {
+        self.candidates.clear();
+        if let Some(e) = extra {
+            self.seen[e] = true;
+            self.candidates.push(e as u32);
+        }
+        let (ts, ws) = g.row(v);
+        for (&u, &w) in ts.iter().zip(ws) {
+            let c = memb[u as usize] as usize;
+            if !self.seen[c] {
+                self.seen[c] = true;
+                self.candidates.push(c as u32);
+            }
+            self.to_comm[c] += w;
+        }
+        let cur = memb[v] as usize;
+        let mut best = cur;
+        let mut best_gain = self.to_comm[cur] - k * cw[cur] * self.rf;
+        for &c in &self.candidates {
+            let c = c as usize;
+            let gain = self.to_comm[c] - k * cw[c] * self.rf;
+            if gain > best_gain {
+                best = c;
+                best_gain = gain;
+            }
+            self.to_comm[c] = 0.0;
+            self.seen[c] = false;
+        }
+        best
+    }
+}
+
 /// Nodes grouped by their (dense) group id, by counting sort: ascending node order in a group.
 pub(crate) struct Groups {
     starts: Vec<usize>,
@@ -233,24 +276,6 @@ pub(crate) fn group_members(membership: &[u32], count: usize) -> Groups {
         cursor[c as usize] += 1;
     }
     Groups { starts, nodes }
-}
-
-/// Renumbers labels densely `0..count` in order of first appearance by node; returns `count`.
-/// `scratch` must have one entry per possible label, all `u32::MAX` (reset on return).
-pub(crate) fn renumber(membership: &mut [u32], scratch: &mut [u32]) -> usize {
-    let mut next = 0u32;
-    for c in membership.iter_mut() {
-        let s = &mut scratch[*c as usize];
-        if *s == u32::MAX {
-            *s = next;
-            next += 1;
-        }
-        *c = *s;
-    }
-    for c in scratch.iter_mut() {
-        *c = u32::MAX;
-    }
-    next as usize
 }
 
 /// Dense labels for caller-supplied (arbitrary u32) labels, in order of first appearance.

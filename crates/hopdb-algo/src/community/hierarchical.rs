@@ -10,10 +10,11 @@ use std::collections::VecDeque;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::graph::{renumber, UGraph};
+use super::graph::UGraph;
 use super::leiden::{check_options, run, LeidenOptions};
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
+use crate::util::renumber;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct HierarchicalOptions {

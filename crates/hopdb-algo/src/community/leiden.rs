@@ -15,9 +15,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::check_resolution;
-use super::graph::{group_members, modularity_of, renumber, Tick, UGraph};
+use super::graph::{group_members, modularity_of, LocalMove, UGraph};
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
+use crate::util::{renumber, Ticker};
 
 /// Safety stop for "iterate until nothing changes" (each changing iteration strictly improves
 /// the quality, so this only guards against floating-point ties).
@@ -199,7 +200,7 @@ fn fast_move(
     ctrl: &Control,
 ) -> Result<usize, AlgoError> {
     let n = g.node_count();
-    let mut tick = Tick::start(ctrl)?;
+    let mut tick = Ticker::start(ctrl)?;
     let mut cw = vec![0.0; n];
     let mut size = vec![0u32; n];
     for v in 0..n {
@@ -211,11 +212,9 @@ fn fast_move(
     order.shuffle(rng);
     let mut queue: VecDeque<u32> = order.into();
     let mut stable = vec![false; n];
-    let mut to_comm = vec![0.0; n];
-    let mut seen = vec![false; n];
-    let mut neigh: Vec<u32> = Vec::new();
+    let mut mover = LocalMove::new(n, rf);
     while let Some(v) = queue.pop_front() {
-        tick.tick(ctrl)?;
+        tick.step(ctrl)?;
         let v = v as usize;
         let cur = memb[v] as usize;
         cw[cur] -= nw[v];
@@ -224,31 +223,8 @@ fn fast_move(
             empty.push(cur as u32);
         }
         // With v taken out at most n - 1 communities are occupied, so one is empty.
-        let spare = empty.last().copied().unwrap_or(cur as u32) as usize;
-        neigh.clear();
-        neigh.push(spare as u32);
-        seen[spare] = true;
-        let (ts, ws) = g.row(v);
-        for (&u, &w) in ts.iter().zip(ws) {
-            let c = memb[u as usize] as usize;
-            if !seen[c] {
-                seen[c] = true;
-                neigh.push(c as u32);
-            }
-            to_comm[c] += w;
-        }
-        let mut best = cur;
-        let mut best_gain = to_comm[cur] - nw[v] * cw[cur] * rf;
-        for &c in &neigh {
-            let c = c as usize;
-            let gain = to_comm[c] - nw[v] * cw[c] * rf;
-            if gain > best_gain {
-                best = c;
-                best_gain = gain;
-            }
-            to_comm[c] = 0.0;
-            seen[c] = false;
-        }
+        let spare = empty.last().map_or(cur, |&e| e as usize);
+        let best = mover.best(g, v, memb, &cw, nw[v], Some(spare));
         cw[best] += nw[v];
         size[best] += 1;
         if empty.last() == Some(&(best as u32)) {
@@ -258,7 +234,7 @@ fn fast_move(
         if best != cur {
             *changed = true;
             memb[v] = best as u32;
-            for &u in ts {
+            for &u in g.row(v).0 {
                 let u = u as usize;
                 if stable[u] && memb[u] as usize != best {
                     stable[u] = false;
@@ -288,7 +264,7 @@ fn refine(
     ctrl: &Control,
 ) -> Result<(Vec<u32>, usize), AlgoError> {
     let n = g.node_count();
-    let mut tick = Tick::start(ctrl)?;
+    let mut tick = Ticker::start(ctrl)?;
     let groups = group_members(memb, count);
     // Sub-communities are named after a founding node, so these tables are indexed by node.
     let mut refined: Vec<u32> = (0..n as u32).collect();
@@ -317,7 +293,7 @@ fn refine(
         order.extend_from_slice(nodes);
         order.shuffle(rng);
         for &v in &order {
-            tick.tick(ctrl)?;
+            tick.step(ctrl)?;
             let v = v as usize;
             let cur = refined[v] as usize;
             let well_connected = |s: usize, cw: &[f64], ext: &[f64]| ext[s] >= cw[s] * (total - cw[s]) * rf;

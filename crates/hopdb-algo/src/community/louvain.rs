@@ -7,9 +7,10 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::check_resolution;
-use super::graph::{modularity_of, renumber, Tick, UGraph};
+use super::graph::{modularity_of, LocalMove, UGraph};
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
+use crate::util::{renumber, Ticker};
 
 /// Safety stop for one level's sweeps (floating-point ties could otherwise bounce a node).
 const MAX_SWEEPS: usize = 1000;
@@ -104,44 +105,21 @@ pub fn louvain(graph: &Csr, opts: &LouvainOptions, ctrl: &Control) -> Result<Lou
 /// Returns whether any node moved. `rf` is resolution / 2m.
 fn one_level(g: &UGraph, rf: f64, memb: &mut [u32], rng: &mut ChaCha8Rng, ctrl: &Control) -> Result<bool, AlgoError> {
     let n = g.node_count();
-    let mut tick = Tick::start(ctrl)?;
+    let mut tick = Ticker::start(ctrl)?;
     let mut cw: Vec<f64> = g.strength.clone();
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.shuffle(rng);
-    let mut to_comm = vec![0.0; n];
-    let mut seen = vec![false; n];
-    let mut neigh: Vec<u32> = Vec::new();
+    let mut mover = LocalMove::new(n, rf);
     let mut any = false;
     for _ in 0..MAX_SWEEPS {
         let mut moves = 0usize;
         for &v in &order {
-            tick.tick(ctrl)?;
+            tick.step(ctrl)?;
             let v = v as usize;
             let cur = memb[v] as usize;
             let k = g.strength[v];
             cw[cur] -= k;
-            neigh.clear();
-            let (ts, ws) = g.row(v);
-            for (&u, &w) in ts.iter().zip(ws) {
-                let c = memb[u as usize] as usize;
-                if !seen[c] {
-                    seen[c] = true;
-                    neigh.push(c as u32);
-                }
-                to_comm[c] += w;
-            }
-            let mut best = cur;
-            let mut best_gain = to_comm[cur] - rf * k * cw[cur];
-            for &c in &neigh {
-                let c = c as usize;
-                let gain = to_comm[c] - rf * k * cw[c];
-                if gain > best_gain {
-                    best = c;
-                    best_gain = gain;
-                }
-                to_comm[c] = 0.0;
-                seen[c] = false;
-            }
+            let best = mover.best(g, v, memb, &cw, k, None);
             cw[best] += k;
             if best != cur {
                 memb[v] = best as u32;

@@ -23,8 +23,6 @@ pub use hierarchical::{hierarchical_leiden, HierarchicalCluster, HierarchicalOpt
 pub use leiden::{leiden, LeidenOptions, LeidenResult, Quality};
 pub use louvain::{louvain, LouvainOptions, LouvainResult};
 
-pub(crate) use graph::Tick;
-
 use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
 use graph::{dense_labels, modularity_of, UGraph};

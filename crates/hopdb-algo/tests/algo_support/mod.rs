@@ -1,5 +1,6 @@
 //! Helpers shared by the algorithm cross-check tests (on top of tests/common): the datasets,
-//! temp files for the reference scripts, seeded node picks and partition comparison.
+//! LightRAG GraphML graphs, temp files for the reference scripts, seeded node picks and
+//! partition comparison.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -8,7 +9,7 @@ use hopdb_algo::Csr;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::common::{load_edge_list, Loaded};
+use crate::common::{load_edge_list, reference, Loaded};
 
 /// The graphs the tests use, with their format quirks (see shared/datasets/SOURCES.md).
 pub fn notredame(dir: &Path) -> Loaded {
@@ -33,6 +34,38 @@ pub fn eu_core(dir: &Path) -> Loaded {
     load_edge_list(&dir.join("snap-email-Eu-core/email-Eu-core.txt.gz"), 0, None)
 }
 
+pub fn lastfm(dir: &Path) -> Loaded {
+    load_edge_list(&dir.join("feather-lastfm-asia/lastfm_asia_edges.csv.gz"), 1, None)
+}
+
+pub fn hepph(dir: &Path) -> Loaded {
+    load_edge_list(&dir.join("snap-ca-HepPh/CA-HepPh.txt.gz"), 0, None)
+}
+
+/// A LightRAG knowledge graph (`<dataset>/graph_chunk_entity_relation.graphml.gz`, read by
+/// NetworkX as LightRAG reads it) as an undirected edge list, each edge once, with weights.
+pub fn lightrag_graphml(dir: &Path, dataset: &str) -> Loaded {
+    let path = dir.join(dataset).join("graph_chunk_entity_relation.graphml.gz");
+    let r = reference("comm_graphml.py", &[path.to_str().unwrap()]);
+    let ids: Vec<String> = r["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let (mut edges, mut weights) = (Vec::new(), Vec::new());
+    for e in r["edges"].as_array().unwrap() {
+        edges.push((e[0].as_u64().unwrap() as u32, e[1].as_u64().unwrap() as u32));
+        weights.push(e[2].as_f64().unwrap());
+    }
+    Loaded {
+        n: ids.len() as u32,
+        edges,
+        weights: Some(weights),
+        ids,
+    }
+}
+
 /// A temp file that is removed when dropped.
 pub struct TempFile(pub PathBuf);
 
@@ -43,7 +76,7 @@ impl TempFile {
 
     pub fn tsv(g: &Loaded, name: &str) -> TempFile {
         let t = TempFile::new(name);
-        g.write_tsv(&t.0);
+        g.write_tsv(&t.0).unwrap();
         t
     }
 

@@ -2,16 +2,25 @@
 NetworkXStorage.get_knowledge_graph (lightrag-hku 1.5.7, lightrag/kg/networkx_impl.py, MIT
 licence), kept statement for statement, run on an nx.Graph whose node keys are the labels.
 
+When the `lightrag` package itself is importable (e.g. `pip install --no-deps lightrag-hku`
+plus its small import-time dependencies, in a venv named by HOPDB_REFERENCE_PYTHON), every
+query also runs through LightRAG's own NetworkXStorage.get_knowledge_graph, and the script
+fails unless its nodes, edges and is_truncated equal the copy's. The output names the
+LightRAG version checked ("lightrag": null when the package was not importable).
+
 usage:
   nx_lightrag.py tsv EDGES.tsv LABELS.txt QUERIES.json
       LABELS.txt: line i is node i's label; QUERIES.json: [[start or "*", max_depth, max_nodes], ...]
-      prints [{"bfs": [...], "nodes": [...], "edges": [[u, v], ...], "truncated": bool}, ...]
-      with dense ids (edges as u <= v, sorted; nodes sorted; bfs in visiting order).
+      prints {"lightrag": version or null, "results": [{"bfs": [...], "nodes": [...],
+      "edges": [[u, v], ...], "truncated": bool}, ...]} with dense ids (edges as u <= v,
+      sorted; nodes sorted; bfs in visiting order).
   nx_lightrag.py graphml GRAPH.graphml[.gz] -> {"labels": [...], "edges": [[u, v], ...],
       "queries": [...], "results": [...]}: a real LightRAG graph (read as LightRAG reads it),
-      dense ids in file order, and the answers for a fixed set of queries.
+      dense ids in file order, the answers for a fixed set of queries, and "lightrag".
 """
+import asyncio
 import gzip
+import logging
 import json
 import random
 import sys
@@ -76,10 +85,56 @@ def get_knowledge_graph(graph, node_label, max_depth, max_nodes):
     return bfs_nodes, subgraph, is_truncated
 
 
+def real_lightrag():
+    """(version, run) with run(graph, label, max_depth, max_nodes) -> LightRAG's own
+    KnowledgeGraph, or None when the lightrag package is not importable."""
+    saved, sys.stdout = sys.stdout, sys.stderr  # its import prints warnings on stdout
+    try:
+        from importlib.metadata import version
+        from lightrag.kg.networkx_impl import NetworkXStorage
+    except ImportError:
+        return None
+    finally:
+        sys.stdout = saved
+    logging.getLogger("lightrag").setLevel(logging.ERROR)
+    storage = object.__new__(NetworkXStorage)
+    storage.global_config = {"max_graph_nodes": 1 << 62}  # no clamp: the caller's job
+    storage.workspace = "hopdb-reference"
+
+    def run(graph, label, max_depth, max_nodes):
+        async def get_graph():
+            return graph
+
+        storage._get_graph = get_graph
+        return asyncio.run(storage.get_knowledge_graph(label, max_depth, max_nodes))
+
+    return version("lightrag-hku"), run
+
+
+REAL = real_lightrag()
+
+
+def check_real(graph, label, max_depth, max_nodes, sub, truncated):
+    """Fails unless LightRAG's own code returns the same nodes, edges and flag as the copy."""
+    kg = REAL[1](graph, label, max_depth, max_nodes)
+    want_nodes = {str(v) for v in sub.nodes()}
+    want_edges = {frozenset((str(u), str(v))) for u, v in sub.edges()}
+    got_nodes = {n.id for n in kg.nodes}
+    got_edges = {frozenset((e.source, e.target)) for e in kg.edges}
+    if (got_nodes, got_edges, kg.is_truncated) != (want_nodes, want_edges, truncated):
+        sys.exit(
+            f"LightRAG {REAL[0]} disagrees with the copy on {[label, max_depth, max_nodes]}: "
+            f"{len(got_nodes)} vs {len(want_nodes)} nodes, {len(got_edges)} vs {len(want_edges)} "
+            f"edges, truncated {kg.is_truncated} vs {truncated}"
+        )
+
+
 def answer(graph, index, query):
     start, max_depth, max_nodes = query
     label = "*" if start == "*" else graph_labels[start]
     bfs, sub, truncated = get_knowledge_graph(graph, label, max_depth, max_nodes)
+    if REAL is not None:
+        check_real(graph, label, max_depth, max_nodes, sub, truncated)
     edges = sorted(tuple(sorted((index[u], index[v]))) for u, v in sub.edges())
     return {
         "bfs": [index[v] for v in bfs],
@@ -99,7 +154,10 @@ if sys.argv[1] == "tsv":
             G.add_edge(graph_labels[int(s)], graph_labels[int(d)])
     index = {label: i for i, label in enumerate(graph_labels)}
     queries = json.load(open(sys.argv[4]))
-    json.dump([answer(G, index, q) for q in queries], sys.stdout)
+    json.dump({
+        "lightrag": REAL and REAL[0],
+        "results": [answer(G, index, q) for q in queries],
+    }, sys.stdout)
 elif sys.argv[1] == "graphml":
     path = sys.argv[2]
     G = nx.read_graphml(gzip.open(path) if path.endswith(".gz") else path)
@@ -109,13 +167,15 @@ elif sys.argv[1] == "graphml":
     by_degree = sorted(range(len(graph_labels)), key=lambda i: -G.degree(graph_labels[i]))
     rng = random.Random(7)
     starts = by_degree[:4] + rng.sample(range(len(graph_labels)), 6)
-    queries = [[s, d, m] for s in starts for d, m in ((1, 1000), (2, 50), (3, 200), (0, 5))]
+    shapes = ((1, 1000), (2, 50), (3, 200), (0, 5), (1, 1), (2, 0), (3, 12), (6, 300))
+    queries = [[s, d, m] for s in starts for d, m in shapes]
     queries += [["*", 0, m] for m in (10, 100, len(graph_labels) + 1)]
     json.dump({
         "labels": graph_labels,
         "edges": edges,
         "queries": queries,
         "results": [answer(G, index, q) for q in queries],
+        "lightrag": REAL and REAL[0],
     }, sys.stdout)
 else:
     sys.exit(f"unknown mode {sys.argv[1]}")
