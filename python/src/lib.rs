@@ -22,6 +22,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 
+mod lightrag;
+
 // ---- exceptions ---------------------------------------------------------------------------
 
 create_exception!(_hopdb, Error, PyException, "Base class of every HopDB error.");
