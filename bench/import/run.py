@@ -44,9 +44,8 @@ def log(msg):
 # Python dependencies
 
 
-def ensure_requirements():
-    """pip-install requirements.txt when a pinned package is missing or at another version."""
-    path = os.path.join(HERE, "requirements.txt")
+def ensure_requirements(path=os.path.join(HERE, "requirements.txt")):
+    """pip-install requirements.txt (this one, or bench/deep's) when a pinned package is missing or at another version."""
     wrong = []
     for line in open(path):
         line = line.split("#")[0].strip()

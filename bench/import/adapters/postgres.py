@@ -15,7 +15,9 @@ STDIN (FORMAT csv, HEADER true)` of each file with its column list (psycopg stre
 1 MiB blocks; the client's memory is not counted, the server's processes are); (index) ALTER
 TABLE nodes ADD PRIMARY KEY (id), CREATE INDEX on edges(src) and on edges(dst). Not timed:
 count(*) of both tables, CHECKPOINT, sizes. The server is stopped at the end, on failure too
-(and by run.py's cleanup if the adapter itself is killed).
+(and by run.py's cleanup if the adapter itself is killed). Its data directory is removed then,
+unless the option keep=1 is given (bench/deep loads its PostgreSQL database with this adapter
+and keeps it; `WORK/pgroot.path` names the directory holding data/).
 """
 
 import os
@@ -209,7 +211,7 @@ def run(data, work, ctl, opts):
             "extra": {"copy_s": copy_s, "index_each_s": idx, "database_bytes": db_bytes, "cluster_dir_bytes": cluster_bytes, "wal_bytes": wal_bytes, "port": port, "server_user": user},
         }
     finally:
-        stop(work, remove=True)
+        stop(work, remove=opts.get("keep") != "1")
 
 
 def cleanup(work):
