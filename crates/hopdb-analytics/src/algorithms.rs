@@ -17,12 +17,7 @@ pub struct NodeValues<T> {
 impl<T> NodeValues<T> {
     /// The value of the node with this key (a node the projection does not hold: `None`).
     pub fn get(&self, key: &NodeKey) -> Option<&T> {
-        // Keys are few per call here; a full key index would double the projection's memory.
-        self.projection
-            .keys()
-            .iter()
-            .position(|k| k == key)
-            .map(|i| &self.values[i])
+        self.projection.index_of_key(key).map(|i| &self.values[i as usize])
     }
     /// (key, value) pairs in projection order.
     pub fn iter(&self) -> impl Iterator<Item = (&NodeKey, &T)> {
@@ -90,10 +85,7 @@ impl Analytics {
     }
 
     fn index(&self, p: &GraphProjection, key: &NodeKey) -> Result<u32> {
-        self.graph()
-            .read()
-            .node_id(key)?
-            .and_then(|id| p.index_of(id))
+        p.index_of_key(key)
             .ok_or_else(|| AnalyticsError::NodeNotFound { key: key.to_string() })
     }
 

@@ -206,13 +206,14 @@ impl Source<'_> {
         let missing = || AnalyticsError::NodeNotFound { key: key.to_string() };
         match self {
             Source::Store => txn.node_id(key)?.ok_or_else(missing),
-            Source::Projection(p) => txn
-                .node_id(key)?
-                .and_then(|id| p.index_of(id))
-                .map(u64::from)
-                .ok_or_else(missing),
+            // A fresh projection holds exactly the snapshot's live nodes: no store read.
+            Source::Projection(p) => p.index_of_key(key).map(u64::from).ok_or_else(missing),
             Source::Overlay(g, v) => {
-                let id = txn.mapped_id(key)?.ok_or_else(missing)?;
+                let base = g.as_ref().and_then(|o| o.base().index_of_key(key));
+                let id = match base {
+                    Some(i) => g.as_ref().map(|o| o.base().node_id(i)).ok_or_else(missing)?,
+                    None => txn.mapped_id(key)?.ok_or_else(missing)?,
+                };
                 match g.as_ref().and_then(|o| o.live_key(id, *v)) {
                     Some(_) => Ok(id),
                     None => Err(missing()),

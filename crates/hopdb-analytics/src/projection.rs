@@ -2,6 +2,7 @@
 //! order, edges in both directions plus a symmetric view, weights when asked for, and the
 //! store version it was built at so nobody uses it once the store has moved on.
 
+use std::hash::BuildHasher;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -62,6 +63,10 @@ pub struct GraphProjection {
     pub(crate) both: Csr,
     /// Each node's position in key order (LightRAG's tie-break), computed on first use.
     key_rank: std::sync::OnceLock<Vec<u32>>,
+    /// key -> dense index, so a query on a fresh projection resolves its start node without
+    /// a store read (a RocksDB block lookup costs more than the whole walk of a LIMIT query).
+    key_index: hashbrown::HashTable<u32>,
+    hasher: rustc_hash::FxBuildHasher,
 }
 
 const ABSENT: u32 = u32::MAX;
@@ -201,7 +206,10 @@ impl GraphProjection {
             inc,
             both,
             key_rank: Default::default(),
+            key_index: hashbrown::HashTable::new(),
+            hasher: rustc_hash::FxBuildHasher,
         };
+        p.index_keys();
         p.info.bytes = p.memory_bytes();
         p.info.seconds = started.elapsed().as_secs_f64();
         tracing::info!(
@@ -238,6 +246,21 @@ impl GraphProjection {
     pub fn node_id(&self, index: u32) -> NodeId {
         self.ids[index as usize]
     }
+    fn index_keys(&mut self) {
+        let mut t = hashbrown::HashTable::with_capacity(self.keys.len());
+        for (i, k) in self.keys.iter().enumerate() {
+            let h = self.hasher.hash_one(k);
+            t.insert_unique(h, i as u32, |&j| self.hasher.hash_one(&self.keys[j as usize]));
+        }
+        self.key_index = t;
+    }
+
+    /// The dense index of the node with this key, if the projection holds it.
+    pub fn index_of_key(&self, key: &NodeKey) -> Option<u32> {
+        let h = self.hasher.hash_one(key);
+        self.key_index.find(h, |&i| &self.keys[i as usize] == key).copied()
+    }
+
     /// Keys in dense order: `keys()[i]` is the node whose result sits at index `i` of a
     /// whole-graph algorithm's output.
     pub fn keys(&self) -> &[NodeKey] {
@@ -291,6 +314,7 @@ impl GraphProjection {
             + keys
             + self.ids.len() * 8
             + self.dense.len() * 4
+            + self.key_index.capacity() * 5
     }
 }
 
