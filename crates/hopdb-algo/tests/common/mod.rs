@@ -4,22 +4,12 @@
 
 mod edgelist;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// The datasets directory ($HOPDB_DATASETS, else ../shared/datasets beside the checkout), or
 /// `None` after printing why the test is skipped.
-pub fn datasets() -> Option<PathBuf> {
-    let dir = std::env::var_os("HOPDB_DATASETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: no datasets at {} (set HOPDB_DATASETS)", dir.display());
-        None
-    }
-}
+pub use hopdb_testdata::datasets;
 
 pub use edgelist::Loaded;
 
