@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hopdb_algo::{AlgoError, Control, HopMode};
-use hopdb_analytics::{Analytics, AnalyticsError, KHop, PathQuery, ProjectionSpec, Via};
+use hopdb_analytics::{Analytics, AnalyticsError, KHop, PathQuery, ProjectionSpec, Step, Via};
 use hopdb_core::{
     AccessMode, Config, Degree, Direction, Durability, Edge, EdgeInput, EdgeTypeOptions, Graph, GraphRead,
     MissingEndpoints, Node, NodeInput, NodeKey, Props, ReadTxn, Value, WriteMode,
@@ -371,6 +371,40 @@ fn edge_input(obj: &Bound<'_, PyAny>) -> PyResult<EdgeInput> {
     })
 }
 
+/// One key (a str or int) or an iterable of keys.
+fn seed_keys(obj: &Bound<'_, PyAny>) -> PyResult<Vec<NodeKey>> {
+    if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyInt>() {
+        Ok(vec![to_key(obj)?])
+    } else {
+        to_keys(obj)
+    }
+}
+
+/// A path pattern: (direction, type | [types] | None) pairs.
+fn pattern_steps(obj: &Bound<'_, PyAny>) -> PyResult<Vec<Step>> {
+    obj.try_iter()?
+        .map(|item| {
+            let item = item?;
+            let (dir, types): (String, Bound<'_, PyAny>) = item.extract().map_err(|_| {
+                InvalidArgument::new_err(format!(
+                    "a pattern step is a (direction, type) pair, e.g. ('out', 'MENTIONS'); got {item}"
+                ))
+            })?;
+            let types = if types.is_none() {
+                None
+            } else if types.is_instance_of::<PyString>() {
+                Some(vec![types.extract::<String>()?])
+            } else {
+                Some(types.extract::<Vec<String>>()?)
+            };
+            Ok(Step {
+                dir: direction(&dir)?,
+                types,
+            })
+        })
+        .collect()
+}
+
 // ---- the graph ----------------------------------------------------------------------------
 
 struct Open {
@@ -534,7 +568,9 @@ macro_rules! read_methods {
                     .map_err(core_err)?;
                 opt_list(py, &got, |py, es: &Vec<Edge>| edges_list(py, es))
             }
-            /// Distinct neighbour keys of a node.
+            /// Distinct neighbour keys of a node (itself too over a self-loop), at most `limit`,
+            /// in storage order; NotFound if it does not exist. On the latest state this is
+            /// served from the in-memory projection when one is fresh (see `project`).
             #[pyo3(signature = (key, direction="both", r#type=None, limit=None))]
             fn neighbors(
                 &self,
@@ -544,13 +580,30 @@ macro_rules! read_methods {
                 r#type: Option<String>,
                 limit: Option<usize>,
             ) -> PyResult<Py<PyAny>> {
-                let (k, dir) = (to_key(key)?, self::direction(direction)?);
-                let $this = self;
-                let $reader = $get;
-                let got = py
-                    .detach(|| $reader.neighbors(&k, dir, r#type.as_deref(), limit))
-                    .map_err(core_err)?;
-                keys_py(py, &got)
+                let k = to_key(key)?;
+                let dir = self::direction(direction)?;
+                match self
+                    .neighbor_lists(py, std::slice::from_ref(&k), dir, r#type, limit)?
+                    .pop()
+                    .flatten()
+                {
+                    Some(got) => keys_py(py, &got),
+                    None => Err(core_err(hopdb_core::Error::NodeNotFound { key: k.to_string() })),
+                }
+            }
+            /// Neighbour key lists for many keys, in order; None where the node is absent.
+            #[pyo3(signature = (keys, direction="both", r#type=None, limit=None))]
+            fn neighbors_of(
+                &self,
+                py: Python<'_>,
+                keys: &Bound<'_, PyAny>,
+                direction: &str,
+                r#type: Option<String>,
+                limit: Option<usize>,
+            ) -> PyResult<Py<PyAny>> {
+                let (ks, dir) = (to_keys(keys)?, self::direction(direction)?);
+                let got = self.neighbor_lists(py, &ks, dir, r#type, limit)?;
+                opt_list(py, &got, |py, ks: &Vec<NodeKey>| keys_py(py, ks))
             }
             /// (edge count, weight sum) of a node in O(1); unweighted edges weigh 1.0.
             #[pyo3(signature = (key, direction="both", r#type=None))]
@@ -623,6 +676,58 @@ macro_rules! read_methods {
             }
         }
     };
+}
+
+/// Where `neighbors` reads: the latest state through `Analytics` (a fresh projection or the
+/// overlay when there is one, else the store), a snapshot from its own state.
+trait NeighborReads {
+    fn neighbor_lists(
+        &self,
+        py: Python<'_>,
+        keys: &[NodeKey],
+        dir: Direction,
+        ty: Option<String>,
+        limit: Option<usize>,
+    ) -> PyResult<Vec<Option<Vec<NodeKey>>>>;
+}
+
+impl NeighborReads for GraphHandle {
+    fn neighbor_lists(
+        &self,
+        py: Python<'_>,
+        keys: &[NodeKey],
+        dir: Direction,
+        ty: Option<String>,
+        limit: Option<usize>,
+    ) -> PyResult<Vec<Option<Vec<NodeKey>>>> {
+        let (an, types) = (self.open()?.an.clone(), ty.map(|t| vec![t]));
+        py.detach(|| an.neighbors_batch(keys, dir, &types, limit, &Control::default()))
+            .map(|a| a.value)
+            .map_err(an_err)
+    }
+}
+
+impl NeighborReads for Snapshot {
+    fn neighbor_lists(
+        &self,
+        py: Python<'_>,
+        keys: &[NodeKey],
+        dir: Direction,
+        ty: Option<String>,
+        limit: Option<usize>,
+    ) -> PyResult<Vec<Option<Vec<NodeKey>>>> {
+        let txn = self.txn.clone();
+        py.detach(|| {
+            keys.iter()
+                .map(|k| match txn.neighbors(k, dir, ty.as_deref(), limit) {
+                    Ok(n) => Ok(Some(n)),
+                    Err(hopdb_core::Error::NodeNotFound { .. }) => Ok(None),
+                    Err(e) => Err(e),
+                })
+                .collect::<hopdb_core::Result<Vec<_>>>()
+        })
+        .map_err(core_err)
+    }
 }
 
 read_methods!(GraphHandle, reader, this => this.open()?.g.clone());
@@ -1143,6 +1248,63 @@ impl GraphHandle {
         let (an, ctrl) = (self.open()?.an.clone(), control(timeout)?);
         let got = py.detach(|| an.k_hop(&start, &q, &ctrl)).map_err(an_err)?;
         keys_py(py, &got.value)
+    }
+
+    /// The distinct end nodes of the walks from `seeds` (a key or a list of keys) that follow
+    /// `steps`, a list of (direction, type) pairs ("out"/"in"/"both"; an edge type, a list of
+    /// types, or None for any): openCypher's `MATCH (s)-[:A]->()<-[:B]-(n) WHERE s.id IN
+    /// $seeds RETURN DISTINCT n LIMIT k`. Discovery order (depth-first); missing seeds match
+    /// nothing; `exclude_seeds` leaves the seeds out of the answer.
+    ///
+    /// >>> g.expand("chunk-1", [("out", "MENTIONS"), ("in", "MENTIONS")], limit=50, exclude_seeds=True)
+    #[pyo3(signature = (seeds, steps, *, limit=None, exclude_seeds=false, timeout=None))]
+    fn expand(
+        &self,
+        py: Python<'_>,
+        seeds: &Bound<'_, PyAny>,
+        steps: &Bound<'_, PyAny>,
+        limit: Option<usize>,
+        exclude_seeds: bool,
+        timeout: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
+        let (seeds, steps) = (seed_keys(seeds)?, pattern_steps(steps)?);
+        let (an, ctrl) = (self.open()?.an.clone(), control(timeout)?);
+        let got = py
+            .detach(|| an.expand(&seeds, &steps, limit, exclude_seeds, &ctrl))
+            .map_err(an_err)?;
+        keys_py(py, &got.value)
+    }
+
+    /// The end nodes of the walks from `seeds` along `steps` (as in `expand`) with the number
+    /// of walks reaching each, as (key, count), by count descending then key, the first `top`:
+    /// openCypher's `RETURN n, count(*) ORDER BY count(*) DESC, n.id LIMIT top`.
+    ///
+    /// >>> g.expand_counts("chunk-1", [("out", "MENTIONS"), ("in", "MENTIONS")], top=10, exclude_seeds=True)
+    #[pyo3(signature = (seeds, steps, *, top=None, exclude_seeds=false, timeout=None))]
+    fn expand_counts(
+        &self,
+        py: Python<'_>,
+        seeds: &Bound<'_, PyAny>,
+        steps: &Bound<'_, PyAny>,
+        top: Option<usize>,
+        exclude_seeds: bool,
+        timeout: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
+        let (seeds, steps) = (seed_keys(seeds)?, pattern_steps(steps)?);
+        let (an, ctrl) = (self.open()?.an.clone(), control(timeout)?);
+        let got = py
+            .detach(|| an.expand_counts(&seeds, &steps, top, exclude_seeds, &ctrl))
+            .map_err(an_err)?;
+        let rows = got
+            .value
+            .iter()
+            .map(|(k, c)| {
+                Ok(PyTuple::new(py, [key_py(py, k)?, c.into_py_any(py)?])?
+                    .into_any()
+                    .unbind())
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, rows)?.into_py_any(py)
     }
 
     /// One shortest path from `a` to `b` as a list of keys, or None. With `weighted=True`,

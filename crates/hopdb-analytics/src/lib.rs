@@ -32,6 +32,7 @@
 mod algorithms;
 mod error;
 mod overlay;
+mod pattern;
 mod point;
 mod projection;
 
@@ -39,13 +40,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use hopdb_algo::{Control, HopMode};
-use hopdb_core::{Direction, Graph, NodeId, NodeKey, ReadTxn};
+use hopdb_algo::{AlgoError, Control, HopMode};
+use hopdb_core::{Direction, Graph, NodeId, NodeKey, ReadTxn, TypeFilter};
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 pub use algorithms::{ClusterRow, Communities, NodeValues, Sampling, SubgraphKeys};
 pub use error::{AnalyticsError, Result};
 pub use hopdb_algo::{HierarchicalOptions, LeidenOptions, LouvainOptions, PageRankOptions, Personalization, Quality};
+pub use pattern::Step;
 pub use projection::{BuildInfo, GraphProjection, ProjectionSpec, SharedProjection};
 
 use overlay::Overlay;
@@ -222,20 +224,25 @@ impl Source<'_> {
         }
     }
 
+    /// The adjacency of edges of `types` (`None`: all) on this path: a projection of exactly
+    /// those types walks all its edges, one of every type (or the overlay) filters by type.
     fn adjacency<'s>(&'s self, txn: &'s ReadTxn, types: &Option<Vec<String>>) -> Box<dyn Adjacency + 's> {
+        let names: Option<Vec<&str>> = types.as_ref().map(|t| t.iter().map(String::as_str).collect());
+        let filter = txn.type_filter(names.as_deref());
         match self {
-            Source::Projection(p) => Box::new(ProjectionAdjacency { p }),
+            Source::Projection(p) => Box::new(ProjectionAdjacency {
+                p,
+                types: if p.spec().types == *types {
+                    TypeFilter::All
+                } else {
+                    filter
+                },
+            }),
             Source::Overlay(g, v) => match g.as_ref() {
-                Some(o) => Box::new(o.at(*v)),
+                Some(o) => Box::new(o.at(*v, filter)),
                 None => unreachable!("an overlay source always holds an overlay"),
             },
-            Source::Store => {
-                let names: Option<Vec<&str>> = types.as_ref().map(|t| t.iter().map(String::as_str).collect());
-                Box::new(StoreAdjacency {
-                    txn,
-                    types: txn.type_filter(names.as_deref()),
-                })
-            }
+            Source::Store => Box::new(StoreAdjacency { txn, types: filter }),
         }
     }
 }
@@ -307,9 +314,9 @@ impl Analytics {
         self.cache.lock().get(spec).filter(|p| p.version() == version).cloned()
     }
 
-    /// Where a point query with these types runs: a projection fresh at the snapshot's
-    /// version, else (all types) the overlay brought to that version, else the store. A query
-    /// with a type filter uses a projection of exactly those types or the store.
+    /// Where a point query with these types runs: a fresh projection of exactly these types
+    /// or of every type (filtered per edge), else the overlay (every type, filtered) brought
+    /// to the snapshot's version, else the store.
     fn source(
         &self,
         txn: &ReadTxn,
@@ -327,24 +334,19 @@ impl Analytics {
             Via::Projection => Ok(Source::Projection(self.projection(&spec, ctrl)?.projection)),
             Via::Auto => {
                 let v = txn.version();
-                let fresh = self.fresh(&spec, v).or_else(|| {
-                    self.fresh(
-                        &ProjectionSpec {
-                            weighted: true,
-                            ..spec.clone()
-                        },
-                        v,
-                    )
-                });
-                if let Some(p) = fresh {
+                let mut candidates = vec![spec.clone(), ProjectionSpec { weighted: true, ..spec }];
+                if types.is_some() {
+                    candidates.extend([ProjectionSpec::all(), ProjectionSpec::weighted()]);
+                }
+                if let Some(p) = candidates.iter().find_map(|s| self.fresh(s, v)) {
                     return Ok(Source::Projection(p));
                 }
-                if types.is_none() && overlay_ok {
+                if overlay_ok {
                     if let Some(g) = self.overlay_at(v) {
                         return Ok(Source::Overlay(g, v));
                     }
                     if self.background_refresh {
-                        self.refresh_in_background(spec);
+                        self.refresh_in_background(ProjectionSpec::all());
                     }
                 }
                 Ok(Source::Store)
@@ -503,6 +505,120 @@ impl Analytics {
         }
         Ok(Answer {
             value: given,
+            used: src.used(),
+        })
+    }
+
+    /// The distinct neighbours of `key` along `dir` over edges of `types` (`None`: all), the
+    /// node itself included when it has a self-loop, at most `limit`, in the order of the
+    /// path that answers (storage order; unspecified): `GraphRead::neighbors` served from a
+    /// fresh projection or the overlay when there is one. `NodeNotFound` if `key` is absent.
+    pub fn neighbors(
+        &self,
+        key: &NodeKey,
+        dir: Direction,
+        types: &Option<Vec<String>>,
+        limit: Option<usize>,
+        ctrl: &Control,
+    ) -> Result<Answer<Vec<NodeKey>>> {
+        let got = self.neighbors_batch(std::slice::from_ref(key), dir, types, limit, ctrl)?;
+        match got.value.into_iter().next().flatten() {
+            Some(value) => Ok(Answer { value, used: got.used }),
+            None => Err(AnalyticsError::NodeNotFound { key: key.to_string() }),
+        }
+    }
+
+    /// [`Analytics::neighbors`] for many keys on one snapshot; `None` where a node is absent.
+    pub fn neighbors_batch(
+        &self,
+        keys: &[NodeKey],
+        dir: Direction,
+        types: &Option<Vec<String>>,
+        limit: Option<usize>,
+        ctrl: &Control,
+    ) -> Result<Answer<Vec<Option<Vec<NodeKey>>>>> {
+        let txn = self.graph.read();
+        let src = self.source(&txn, types, Via::Auto, true, ctrl)?;
+        let adj = src.adjacency(&txn, types);
+        let limit = limit.unwrap_or(usize::MAX);
+        let value = keys
+            .iter()
+            .map(|key| match src.start(&txn, key) {
+                Ok(u) => point::neighbors(&*adj, u, dir, limit).map(Some),
+                Err(AnalyticsError::NodeNotFound { .. }) => Ok(None),
+                Err(e) => Err(e),
+            })
+            .collect::<Result<_>>()?;
+        Ok(Answer {
+            value,
+            used: src.used(),
+        })
+    }
+
+    /// The distinct end nodes of the walks from `seeds` that follow `steps` (openCypher
+    /// `MATCH (s)-[:A]->()<-[:B]-(n) WHERE s.id IN $seeds RETURN DISTINCT n LIMIT k`), in
+    /// depth-first discovery order, the seeds themselves left out when `exclude_seeds`. Seeds
+    /// that do not exist match nothing (as in a MATCH); the walk stops at `limit`.
+    pub fn expand(
+        &self,
+        seeds: &[NodeKey],
+        steps: &[Step],
+        limit: Option<usize>,
+        exclude_seeds: bool,
+        ctrl: &Control,
+    ) -> Result<Answer<Vec<NodeKey>>> {
+        self.pattern(seeds, steps, exclude_seeds, ctrl, |walks, ids, exclude| {
+            pattern::distinct_ends(walks, ids, exclude, limit, ctrl)
+        })
+    }
+
+    /// The end nodes of the walks from `seeds` along `steps`, each with the number of walks
+    /// reaching it (openCypher `RETURN n, count(*) ORDER BY count(*) DESC, n.id LIMIT top`),
+    /// by count descending, then key; the seeds left out when `exclude_seeds`.
+    pub fn expand_counts(
+        &self,
+        seeds: &[NodeKey],
+        steps: &[Step],
+        top: Option<usize>,
+        exclude_seeds: bool,
+        ctrl: &Control,
+    ) -> Result<Answer<Vec<(NodeKey, u64)>>> {
+        self.pattern(seeds, steps, exclude_seeds, ctrl, |walks, ids, exclude| {
+            pattern::walk_counts(walks, ids, exclude, top, ctrl)
+        })
+    }
+
+    /// Runs a path pattern on a fresh projection, the overlay or the store (see `source`).
+    fn pattern<T>(
+        &self,
+        seeds: &[NodeKey],
+        steps: &[Step],
+        exclude_seeds: bool,
+        ctrl: &Control,
+        run: impl FnOnce(&[pattern::Walk<'_>], &[u64], &rustc_hash::FxHashSet<u64>) -> Result<T>,
+    ) -> Result<Answer<T>> {
+        if steps.is_empty() {
+            return Err(AlgoError::InvalidArgument("a path pattern needs at least one step".into()).into());
+        }
+        let txn = self.graph.read();
+        // Steps of one type set may use a projection of exactly those types; mixed steps
+        // need one of every type (or the overlay, or the store), each step filtering its own.
+        let same_types = steps.windows(2).all(|w| w[0].types == w[1].types);
+        let types = if same_types { steps[0].types.clone() } else { None };
+        let src = self.source(&txn, &types, Via::Auto, true, ctrl)?;
+        let mut ids = Vec::with_capacity(seeds.len());
+        let mut seen = rustc_hash::FxHashSet::default();
+        for key in seeds {
+            match src.start(&txn, key) {
+                Ok(id) if seen.insert(id) => ids.push(id),
+                Ok(_) | Err(AnalyticsError::NodeNotFound { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let exclude = if exclude_seeds { seen } else { Default::default() };
+        let walks: Vec<pattern::Walk<'_>> = steps.iter().map(|s| (src.adjacency(&txn, &s.types), s.dir)).collect();
+        Ok(Answer {
+            value: run(&walks, &ids, &exclude)?,
             used: src.used(),
         })
     }

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use hopdb_core::{ChangeSet, Direction, GraphChange, NodeId, NodeKey};
+use hopdb_core::{ChangeSet, Direction, GraphChange, NodeId, NodeKey, TypeFilter};
 use rustc_hash::FxHashMap;
 
 use crate::error::Result;
-use crate::point::{Adjacency, EdgeIdent, Visit};
+use crate::point::{follows, Adjacency, EdgeIdent, Visit};
 use crate::projection::{GraphProjection, SharedProjection};
 
 /// Which adjacency views an entry belongs to.
@@ -19,6 +19,8 @@ const BOTH: u8 = 4;
 #[derive(Debug, Clone, Copy)]
 struct Delta {
     nbr: NodeId,
+    /// The edge type's catalog id.
+    ty: u32,
     views: u8,
     version: u64,
     /// +1 edge created, -1 edge removed.
@@ -72,21 +74,28 @@ impl Overlay {
                     }
                     GraphChange::NodeRemoved { id } => self.nodes.entry(*id).or_default().push((v, None)),
                     GraphChange::EdgeAdded {
-                        src, dst, undirected, ..
-                    } => self.edge(*src, *dst, *undirected, v, 1),
+                        src,
+                        dst,
+                        ty,
+                        undirected,
+                    } => self.edge(*src, *dst, *ty, *undirected, v, 1),
                     GraphChange::EdgeRemoved {
-                        src, dst, undirected, ..
-                    } => self.edge(*src, *dst, *undirected, v, -1),
+                        src,
+                        dst,
+                        ty,
+                        undirected,
+                    } => self.edge(*src, *dst, *ty, *undirected, v, -1),
                 }
             }
             self.applied = v;
         }
     }
 
-    fn edge(&mut self, src: NodeId, dst: NodeId, undirected: bool, version: u64, sign: i8) {
+    fn edge(&mut self, src: NodeId, dst: NodeId, ty: u32, undirected: bool, version: u64, sign: i8) {
         let mut push = |node: NodeId, nbr: NodeId, views: u8| {
             self.adj.entry(node).or_default().push(Delta {
                 nbr,
+                ty,
                 views,
                 version,
                 sign,
@@ -125,15 +134,21 @@ impl Overlay {
         state
     }
 
-    /// The adjacency of the state at `version` (which must be `<= applied`).
-    pub(crate) fn at(&self, version: u64) -> OverlayAdjacency<'_> {
-        OverlayAdjacency { ov: self, version }
+    /// The adjacency of the state at `version` (which must be `<= applied`), of the edge
+    /// types `types` lets through.
+    pub(crate) fn at(&self, version: u64, types: TypeFilter) -> OverlayAdjacency<'_> {
+        OverlayAdjacency {
+            ov: self,
+            version,
+            types,
+        }
     }
 }
 
 pub(crate) struct OverlayAdjacency<'a> {
     ov: &'a Overlay,
     version: u64,
+    types: TypeFilter,
 }
 
 impl Adjacency for OverlayAdjacency<'_> {
@@ -150,32 +165,36 @@ impl Adjacency for OverlayAdjacency<'_> {
             .get(&u)
             .map(|d| {
                 d.iter()
-                    .filter(|d| d.version <= self.version && d.views & bit != 0)
+                    .filter(|d| d.version <= self.version && d.views & bit != 0 && follows(&self.types, d.ty))
                     .collect()
             })
             .unwrap_or_default();
         let key_of = |v: u64| self.key_of(v);
-        // Net change per neighbour: removals cancel base entries, additions come after.
-        let mut net: FxHashMap<NodeId, i64> = FxHashMap::default();
+        // Net change per neighbour and type: removals cancel base entries, additions come after.
+        let mut net: FxHashMap<(NodeId, u32), i64> = FxHashMap::default();
         for d in &deltas {
-            *net.entry(d.nbr).or_default() += i64::from(d.sign);
+            *net.entry((d.nbr, d.ty)).or_default() += i64::from(d.sign);
         }
         if let Some(i) = p.index_of(u) {
             for (k, &v) in view.neighbors(i).iter().enumerate() {
-                let nbr = p.node_id(v);
-                if let Some(n) = net.get_mut(&nbr) {
+                let (nbr, edge) = (p.node_id(v), view.edge_key(i, k));
+                let ty = p.edge_type(edge);
+                if !follows(&self.types, ty) {
+                    continue;
+                }
+                if let Some(n) = net.get_mut(&(nbr, ty)) {
                     if *n < 0 {
                         *n += 1;
                         continue;
                     }
                 }
                 let key = || key_of(nbr);
-                if !f(nbr, EdgeIdent(0, view.edge_key(i, k), 0), &key) {
+                if !f(nbr, EdgeIdent(0, edge, 0), &key) {
                     return Ok(());
                 }
             }
         }
-        for (&nbr, &n) in net.iter().filter(|(_, &n)| n > 0) {
+        for (&(nbr, _), &n) in net.iter().filter(|(_, &n)| n > 0) {
             for c in 0..n {
                 let key = || key_of(nbr);
                 // Added edges are told apart by endpoints and copy number (trails do not run
@@ -186,6 +205,14 @@ impl Adjacency for OverlayAdjacency<'_> {
             }
         }
         Ok(())
+    }
+
+    fn key_ref(&self, u: u64) -> Option<&NodeKey> {
+        // A base node whose liveness never changed since the build keeps its base key.
+        if self.ov.nodes.contains_key(&u) {
+            return None;
+        }
+        self.ov.base.index_of(u).map(|i| self.ov.base.key(i))
     }
 
     fn key_of(&self, u: u64) -> Result<NodeKey> {

@@ -27,6 +27,10 @@ pub(crate) trait Adjacency {
     /// neighbour, the edge's identity and a way to read the neighbour's key cheaply.
     fn for_each(&self, u: u64, dir: Direction, f: &mut Visit<'_>) -> Result<()>;
     fn key_of(&self, u: u64) -> Result<NodeKey>;
+    /// `u`'s key when it is held in memory (no copy, no read); `None` on the store.
+    fn key_ref(&self, _u: u64) -> Option<&NodeKey> {
+        None
+    }
 }
 
 /// The store itself: one prefix scan per expanded node and direction.
@@ -67,9 +71,18 @@ impl Adjacency for StoreAdjacency<'_> {
     }
 }
 
-/// A projection: neighbours are slices of its CSR views.
+/// A projection: neighbours are slices of its CSR views, of the types `types` lets through.
 pub(crate) struct ProjectionAdjacency<'a> {
     pub p: &'a GraphProjection,
+    pub types: TypeFilter,
+}
+
+/// Whether `types` follows an edge of catalog type `ty`.
+pub(crate) fn follows(types: &TypeFilter, ty: u32) -> bool {
+    match types {
+        TypeFilter::All => true,
+        TypeFilter::Only(ids) => ids.contains(&ty),
+    }
 }
 
 impl Adjacency for ProjectionAdjacency<'_> {
@@ -81,8 +94,12 @@ impl Adjacency for ProjectionAdjacency<'_> {
         };
         let u = u as u32;
         for (i, &v) in view.neighbors(u).iter().enumerate() {
+            let edge = view.edge_key(u, i);
+            if !follows(&self.types, self.p.edge_type(edge)) {
+                continue;
+            }
             let key = || Ok(self.p.key(v).clone());
-            if !f(u64::from(v), EdgeIdent(0, view.edge_key(u, i), 0), &key) {
+            if !f(u64::from(v), EdgeIdent(0, edge, 0), &key) {
                 break;
             }
         }
@@ -92,18 +109,51 @@ impl Adjacency for ProjectionAdjacency<'_> {
     fn key_of(&self, u: u64) -> Result<NodeKey> {
         Ok(self.p.key(u as u32).clone())
     }
+
+    fn key_ref(&self, u: u64) -> Option<&NodeKey> {
+        Some(self.p.key(u as u32))
+    }
+}
+
+/// The distinct neighbours of `u` along `dir` (itself too over a self-loop), at most `limit`.
+pub(crate) fn neighbors(adj: &dyn Adjacency, u: u64, dir: Direction, limit: usize) -> Result<Vec<NodeKey>> {
+    let mut seen = FxHashSet::default();
+    let mut out = Vec::new();
+    let mut failed = None;
+    if limit > 0 {
+        adj.for_each(u, dir, &mut |v, _, key| {
+            if seen.insert(v) {
+                match key() {
+                    Ok(k) => out.push(k),
+                    Err(e) => {
+                        failed = Some(e);
+                        return false;
+                    }
+                }
+            }
+            out.len() < limit
+        })?;
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
+    }
 }
 
 /// Checks the control every this many visited edges.
 const TICK: u32 = 1024;
 
-struct Ticker<'c> {
+pub(crate) struct Ticker<'c> {
     ctrl: &'c Control,
     n: u32,
 }
 
-impl Ticker<'_> {
-    fn tick(&mut self, bytes: impl FnOnce() -> usize) -> std::result::Result<(), AlgoError> {
+impl<'c> Ticker<'c> {
+    pub(crate) fn new(ctrl: &'c Control) -> Ticker<'c> {
+        Ticker { ctrl, n: 0 }
+    }
+
+    pub(crate) fn tick(&mut self, bytes: impl FnOnce() -> usize) -> std::result::Result<(), AlgoError> {
         self.n += 1;
         if self.n.is_multiple_of(TICK) {
             self.ctrl.check()?;
@@ -114,7 +164,7 @@ impl Ticker<'_> {
 }
 
 /// Bytes a hash-set/map entry of a visited node costs, roughly (key, value, control, slack).
-const ENTRY_BYTES: usize = 24;
+pub(crate) const ENTRY_BYTES: usize = 24;
 
 /// Distinct nodes at shortest distance exactly `k` / within `1..=k` of `start` (excluded), in
 /// BFS discovery order, stopping the moment `limit` are found. Returns (handle, key) pairs.
@@ -136,7 +186,7 @@ pub(crate) fn k_hop(
     if limit == 0 {
         return Ok(out);
     }
-    let mut ticker = Ticker { ctrl, n: 0 };
+    let mut ticker = Ticker::new(ctrl);
     let mut visited = FxHashSet::default();
     visited.insert(start);
     let mut frontier = vec![start];
@@ -210,7 +260,7 @@ pub(crate) fn shortest_path(
     if source == target {
         return Ok(Some(vec![source]));
     }
-    let mut ticker = Ticker { ctrl, n: 0 };
+    let mut ticker = Ticker::new(ctrl);
     // pred_f[v]: v's parent toward the source; pred_b[v]: v's next hop toward the target.
     let mut pred_f: FxHashMap<u64, u64> = FxHashMap::default();
     let mut pred_b: FxHashMap<u64, u64> = FxHashMap::default();
@@ -307,7 +357,7 @@ pub(crate) fn trails(
     if max_hops == 0 {
         return Ok(());
     }
-    let mut ticker = Ticker { ctrl, n: 0 };
+    let mut ticker = Ticker::new(ctrl);
     // The current trail's relationships, and per level the neighbours still to try (gathered
     // when the level is entered, so the store is read once per visited node).
     let mut used: Vec<EdgeIdent> = Vec::new();

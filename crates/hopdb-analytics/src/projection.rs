@@ -61,6 +61,9 @@ pub struct GraphProjection {
     pub(crate) inc: Csr,
     /// Both directions in one view (each edge in both rows, one id).
     pub(crate) both: Csr,
+    /// Edge id -> its type's catalog id, so typed point queries can run on a projection
+    /// of every type (4 bytes an edge).
+    edge_types: Vec<u32>,
     /// Each node's position in key order (LightRAG's tie-break), computed on first use.
     key_rank: std::sync::OnceLock<Vec<u32>>,
     /// key -> dense index, so a query on a fresh projection resolves its start node without
@@ -128,6 +131,7 @@ impl GraphProjection {
         let index = |id: NodeId| dense.get(id as usize).copied().filter(|&d| d != ABSENT);
         // Each stored edge once (id = position), and which of them are undirected.
         let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut edge_types: Vec<u32> = Vec::new();
         let mut weights: Vec<f64> = Vec::new();
         let mut undirected_at: Vec<usize> = Vec::new();
         let mut fail = None;
@@ -163,6 +167,7 @@ impl GraphProjection {
                 undirected_at.push(edges.len());
             }
             edges.push((s, d));
+            edge_types.push(a.ty);
             true
         })?;
         if let Some(e) = fail {
@@ -205,6 +210,7 @@ impl GraphProjection {
             out,
             inc,
             both,
+            edge_types,
             key_rank: Default::default(),
             key_index: hashbrown::HashTable::new(),
             hasher: rustc_hash::FxBuildHasher,
@@ -275,6 +281,10 @@ impl GraphProjection {
     pub fn both(&self) -> &Csr {
         &self.both
     }
+    /// The catalog id of edge `edge`'s type (edge ids as the views' `edge_key`).
+    pub fn edge_type(&self, edge: u64) -> u32 {
+        self.edge_types[edge as usize]
+    }
 
     /// `key_rank()[i]` is node `i`'s position when keys are sorted as strings (byte order,
     /// which is Python's `str` order; integer keys as their decimal text).
@@ -312,6 +322,7 @@ impl GraphProjection {
             + self.inc.memory_bytes()
             + self.both.memory_bytes()
             + keys
+            + self.edge_types.len() * 4
             + self.ids.len() * 8
             + self.dense.len() * 4
             + self.key_index.capacity() * 5
