@@ -129,9 +129,10 @@ def worker(*args):
     return [sys.executable, os.path.join(HERE, "worker.py"), *args]
 
 
-def probe(engine, env):
+def probe(engine, env, cmd=None):
+    """The engine's availability, as the JSON line `worker.py probe ENGINE` (or `cmd`) prints."""
     try:
-        r = subprocess.run(worker("probe", engine), capture_output=True, text=True, timeout=1800, env=env)
+        r = subprocess.run(cmd or worker("probe", engine), capture_output=True, text=True, timeout=1800, env=env)
     except subprocess.TimeoutExpired:
         return {"available": False, "reason": "probe timed out"}
     for line in reversed(r.stdout.strip().splitlines()):

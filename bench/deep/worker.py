@@ -25,12 +25,11 @@ import os
 import statistics
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from engines.base import QueryTimeout, Unavailable  # noqa: E402
+from engines.base import QueryTimeout, Unavailable, report_outcome  # noqa: E402
 
 PEERS = {
     "networkx": ("engines.nx_engine", "NetworkX", {}),
@@ -189,14 +188,7 @@ def main():
             cls, _kw = engine_class(a.engine)
             cls.cleanup(a.cache)
         return
-    try:
-        run(a)
-    except Unavailable as e:
-        json.dump({"engine": a.engine, "status": "skipped", "reason": str(e)}, open(a.out, "w"))
-    except Exception as e:
-        traceback.print_exc()
-        json.dump({"engine": a.engine, "status": "failed", "reason": f"{type(e).__name__}: {str(e)[:1500]}"}, open(a.out, "w"))
-        sys.exit(1)
+    report_outcome(lambda: run(a), a.engine, a.out)
 
 
 if __name__ == "__main__":

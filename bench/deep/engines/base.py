@@ -75,6 +75,21 @@ def import_common():
     return common
 
 
+def report_outcome(fn, engine, out):
+    """Run fn(); when the engine is unavailable or fails, write {"engine", "status", "reason"} to the
+    worker's result file `out` (the traceback to stderr) and exit 1 on a failure."""
+    import traceback
+
+    try:
+        fn()
+    except Unavailable as e:
+        json.dump({"engine": engine, "status": "skipped", "reason": str(e)}, open(out, "w"))
+    except Exception as e:
+        traceback.print_exc()
+        json.dump({"engine": engine, "status": "failed", "reason": f"{type(e).__name__}: {str(e)[:1500]}"}, open(out, "w"))
+        sys.exit(1)
+
+
 def log(msg):
     print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 

@@ -42,9 +42,9 @@ def modes():
     return [x.strip() for x in m.group(1).split(",")] if m else []
 
 
-def run(mode, data, cache, queries_path, out_path, reload, timeout_s):
-    """Load the store if needed, run bench-deep; return (R.json as a dict, info)."""
-    b = hopdb_bin()
+def ensure_store(data, cache, reload):
+    """The kept store under `cache` (loaded with bench/import's adapter when missing or `reload`);
+    returns (store path, ready.json's info, load_s or None when it was already there)."""
     ready = Ready(cache)
     info = ready.get()
     store = os.path.join(cache, "store")
@@ -58,6 +58,13 @@ def run(mode, data, cache, queries_path, out_path, reload, timeout_s):
         load_s = time.perf_counter() - t
         info = {"load_s": load_s, "nodes": res["nodes"], "edges": res["edges"], "notes": res.get("notes", ""), "binary_version": probe()}
         ready.set(info)
+    return store, info, load_s
+
+
+def run(mode, data, cache, queries_path, out_path, reload, timeout_s):
+    """Load the store if needed, run bench-deep; return (R.json as a dict, info)."""
+    b = hopdb_bin()
+    store, info, load_s = ensure_store(data, cache, reload)
     if mode not in modes():
         raise Unavailable(f"`hopdb bench-deep` has no mode {mode!r} (has {modes()})")
     q = json.load(open(queries_path))
