@@ -12,4 +12,4 @@ cargo fmt --all -- --check
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo test --release --workspace
 # The Python package (installed by setup.sh), from the repository root so `import hopdb` is the wheel.
-python3 -m pytest -q -p no:cacheprovider python/tests
+python3 -m pytest -q -p no:cacheprovider python/tests bench/retrieval/tests

@@ -107,6 +107,18 @@ class Graph(_GraphHandle):
     Nodes have a unique key (str or int), labels and properties (dicts of None, bool, int,
     float, str, bytes, lists and dicts); edges are typed, directed (or of an undirected type),
     with properties and an optional weight.
+
+    Options: ``read_only=True`` opens a store another process writes (a view as of the open);
+    ``durability`` is ``"process"`` (survives a crash of the process; the default), ``"sync"``
+    (survives power loss) or ``"none"`` (bulk work, then :meth:`flush`);
+    ``create_missing_endpoints=False`` makes an edge write to a missing node fail;
+    ``memory_mb`` sizes the caches and memtables together (default about 152 MiB; the
+    in-memory projection that :meth:`project` builds comes on top).
+
+    >>> with Graph() as g:
+    ...     g.upsert_edge("a", "KNOWS", "b")
+    ...     g.neighbors("a", "out")
+    ['b']
     """
 
     def __enter__(self) -> "Graph":

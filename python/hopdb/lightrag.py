@@ -84,17 +84,14 @@ Where the reference backends disagree
 Asyncio
     The storage methods are coroutines; the native calls release the GIL. Point calls run
     directly on the event loop: they take 5-40 us, and a hop through ``asyncio.to_thread``
-    would add 30-60 us to each. Batch calls of 8 items or more
-    (:attr:`~_HopDBGraphStorageImpl.batch_thread_min_items`) run on a worker thread: their cost
-    grows with the batch and with the degree of the nodes asked about (a hub's edge list), so
-    they should not hold the loop, and their native part then runs in parallel with the loop
-    and with other calls. ``bench/python/lightrag_storage.py`` measures the choices on LightRAG's
-    call mix (20k nodes, 50k edges, on a loaded 2-core machine): alone, a batch call takes about
-    as long either way (0.2-1 ms, +20-50 us through the thread); with 32 coroutines issuing the
-    mix at once, this split gave medians of 4000-5200 calls/s over four runs, against
-    3700-4400 with every call on the loop and 3800-4600 with every call threaded (the spread
-    follows how busy the other core was), and NetworkXStorage 1400. Whole-graph calls (``get_knowledge_graph``, ``get_all_*``, label
-    listing and search, ``drop``) and opening the store always run on a worker thread.
+    would add 30-60 us to each. So do batch calls up to 1023 items
+    (:attr:`~_HopDBGraphStorageImpl.batch_thread_min_items`): the query path's batches of
+    40-400 items take 0.1-2 ms natively, and at full scale the thread hop added 100-180 us to
+    each (bench/python/lightrag_fullscale.py), more than the overlap with other coroutines won
+    back (on 20k nodes, 32 coroutines gained about a sixth from threading batches of 8 and
+    more: bench/python/lightrag_storage.py). Larger batches, whole-graph calls
+    (``get_knowledge_graph``, ``get_all_*``, label listing and search, ``drop``) and opening
+    the store run on a worker thread.
 
     Label listing and search read the node keys alone (``Graph.node_keys``): from the cached
     projection when no write has landed since it was built, else from one scan of the nodes.
@@ -166,14 +163,15 @@ _stores_lock = threading.Lock()
 _stores: dict[str, tuple[hopdb.Graph, int]] = {}
 
 
-def _acquire(path: str) -> hopdb.Graph:
-    """The open store at `path` (opened and prepared on first use), its use count raised."""
+def _acquire(path: str, memory_mb: Optional[float] = None) -> hopdb.Graph:
+    """The open store at `path` (opened and prepared on first use with `memory_mb` of caches
+    and memtables), its use count raised."""
     with _stores_lock:
         if path in _stores:
             g, n = _stores[path]
             _stores[path] = (g, n + 1)
             return g
-        g = hopdb.Graph(path)
+        g = hopdb.Graph(path, memory_mb=memory_mb)
         try:
             _ensure_edge_type(g)
         except BaseException:
@@ -193,7 +191,12 @@ def _release(path: str) -> None:
             _stores[path] = (g, n - 1)
             return
         del _stores[path]
-    g.close()
+    # Flushing the memtables on a clean close makes the next open replay no write-ahead log:
+    # a reopen after 60k upserts measured 92-97 ms without, 44-64 ms with it.
+    try:
+        g.flush()
+    finally:
+        g.close()
 
 
 def _ensure_edge_type(g: hopdb.Graph) -> None:
@@ -273,11 +276,15 @@ class _HopDBGraphStorageImpl:
     workspace: str
     global_config: dict[str, Any]
 
-    #: Batch calls with at least this many items run on a worker thread: their native part then
-    #: overlaps the event loop and other calls (bench/python/lightrag_storage.py: about a third
-    #: more calls per second with 32 concurrent callers). Point calls and smaller batches run
-    #: on the loop, where a thread hop would cost more than the call. Settable per instance.
-    batch_thread_min_items: int = 8
+    #: Batch calls with at least this many items run on a worker thread, so their native part
+    #: overlaps the event loop and other calls; smaller ones run on the loop, where the thread
+    #: hop (100-180 us at full scale) would cost more than it gains. Settable per instance.
+    batch_thread_min_items: int = 1024
+
+    #: HopDB's caches and memtables for this store, in MiB (``hopdb.Graph(memory_mb=...)``): a
+    #: LightRAG server process holds about 135 MB of its own, and the whole process should stay
+    #: near 256 MB. Settable per instance before ``initialize()``; None takes HopDB's default.
+    memory_mb: Optional[float] = 64.0
 
     def __post_init__(self) -> None:
         _validate_name(self.workspace or "", "workspace")
@@ -310,7 +317,7 @@ class _HopDBGraphStorageImpl:
         """Opens the store (creating it if needed); :class:`hopdb.StoreLocked` if another
         process has it open for writing. Idempotent."""
         if self._graph is None:
-            self._graph = await asyncio.to_thread(_acquire, self._path)
+            self._graph = await asyncio.to_thread(_acquire, self._path, self.memory_mb)
             g = self._graph
             logger.info(f"[{self.workspace}] HopDB graph {self._path}: {g.node_count()} nodes, {g.edge_count()} edges")
 
@@ -329,7 +336,7 @@ class _HopDBGraphStorageImpl:
         result is ``{"status": "success" | "error", "message": ...}``."""
         try:
             acquired = self._graph is None
-            g = await asyncio.to_thread(_acquire, self._path) if acquired else self._graph
+            g = await asyncio.to_thread(_acquire, self._path, self.memory_mb) if acquired else self._graph
             assert g is not None
             try:
                 await asyncio.to_thread(_drop_all, g)
@@ -373,8 +380,10 @@ class _HopDBGraphStorageImpl:
 
     async def get_node_edges(self, source_node_id: str) -> Optional[list[tuple[str, str]]]:
         """The node's edges as ``(node, neighbour)``; ``[]`` if isolated, None if missing."""
-        edges = self.graph.edges_of([source_node_id], "both", EDGE_TYPE)[0]
-        return None if edges is None else _pairs(source_node_id, edges)
+        # One edge per unordered pair: the distinct neighbours are the edges (a self-loop is
+        # listed once, as NetworkX lists it). Keys only: no property is decoded.
+        nbrs = self.graph.neighbors_of([source_node_id], "both", EDGE_TYPE)[0]
+        return None if nbrs is None else [(source_node_id, n) for n in nbrs]
 
     # -- batch reads (on a worker thread from batch_thread_min_items items on) --
 
@@ -426,8 +435,8 @@ class _HopDBGraphStorageImpl:
         ids = list(node_ids)
 
         def run(g: hopdb.Graph) -> dict[str, list[tuple[str, str]]]:
-            got = g.edges_of(ids, "both", EDGE_TYPE)
-            return {k: [] if edges is None else _pairs(k, edges) for k, edges in zip(ids, got)}
+            got = g.neighbors_of(ids, "both", EDGE_TYPE)
+            return {k: [(k, n) for n in nbrs or ()] for k, nbrs in zip(ids, got)}
 
         return await self._batch(len(ids), run)
 
@@ -548,11 +557,6 @@ class _HopDBGraphStorageImpl:
         """Runs `fn(graph)` on a worker thread (whole-graph work: keeps the event loop free)."""
         g = self.graph
         return await asyncio.to_thread(fn, g)
-
-
-def _pairs(key: str, edges: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """A node's edges as ``(key, neighbour)`` (an undirected edge lists from either end)."""
-    return [(key, e["dst"] if e["src"] == key else e["src"]) for e in edges]
 
 
 def _degrees(g: hopdb.Graph, keys: list[str]) -> dict[str, int]:

@@ -740,15 +740,16 @@ impl GraphHandle {
     /// the open). `durability`: "process" (survives a crash of the process; default), "sync"
     /// (survives power loss) or "none" (bulk work; durable at the next flush or close).
     #[new]
-    #[pyo3(signature = (path=None, *, read_only=false, durability="process", create_missing_endpoints=true))]
+    #[pyo3(signature = (path=None, *, read_only=false, durability="process", create_missing_endpoints=true, memory_mb=None))]
     fn new(
         py: Python<'_>,
         path: Option<std::path::PathBuf>,
         read_only: bool,
         durability: &str,
         create_missing_endpoints: bool,
+        memory_mb: Option<f64>,
     ) -> PyResult<Self> {
-        let cfg = Config {
+        let mut cfg = Config {
             access: if read_only {
                 AccessMode::Secondary
             } else {
@@ -771,6 +772,14 @@ impl GraphHandle {
             },
             ..Config::default()
         };
+        if let Some(mb) = memory_mb {
+            if !(mb.is_finite() && mb >= 8.0) {
+                return Err(InvalidArgument::new_err(format!(
+                    "memory_mb is the caches' and memtables' budget in MiB, at least 8, not {mb}"
+                )));
+            }
+            cfg = cfg.with_memory_budget((mb * 1048576.0) as usize);
+        }
         let g = py
             .detach(|| match &path {
                 Some(p) => Graph::open_with(p, cfg),

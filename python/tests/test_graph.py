@@ -315,6 +315,16 @@ def test_path_patterns_match_networkx():
         g2.expand("c1", ["out"])
 
 
+def test_memory_budget_option(tmp_path):
+    with hopdb.Graph(str(tmp_path / "small"), memory_mb=16) as g:
+        g.upsert_edges([(i, "R", i + 1) for i in range(2000)])
+        assert g.neighbors_of([0, 1999, 5000], "out") == [[1], [2000], None]
+        assert [n["key"] for n in g.nodes([3, 7, -1]) if n is not None] == [3, 7]
+    for bad in (0, 4, float("nan")):
+        with pytest.raises(hopdb.InvalidArgument):
+            hopdb.Graph(memory_mb=bad)
+
+
 def test_timeouts_cancel_long_work():
     g = hopdb.Graph()
     g.upsert_edges([(i, "R", i + 1) for i in range(50_000)])

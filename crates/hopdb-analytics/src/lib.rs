@@ -224,6 +224,21 @@ impl Source<'_> {
         }
     }
 
+    /// The handles of many keys' nodes on this path (`None`: not live there); on the store in
+    /// two batched reads.
+    fn starts(&self, txn: &ReadTxn, keys: &[NodeKey]) -> Result<Vec<Option<u64>>> {
+        if let Source::Store = self {
+            return Ok(txn.node_ids(keys)?);
+        }
+        keys.iter()
+            .map(|k| match self.start(txn, k) {
+                Ok(u) => Ok(Some(u)),
+                Err(AnalyticsError::NodeNotFound { .. }) => Ok(None),
+                Err(e) => Err(e),
+            })
+            .collect()
+    }
+
     /// The adjacency of edges of `types` (`None`: all) on this path: a projection of exactly
     /// those types walks all its edges, one of every type (or the overlay) filters by type.
     fn adjacency<'s>(&'s self, txn: &'s ReadTxn, types: &Option<Vec<String>>) -> Box<dyn Adjacency + 's> {
@@ -541,13 +556,10 @@ impl Analytics {
         let src = self.source(&txn, types, Via::Auto, true, ctrl)?;
         let adj = src.adjacency(&txn, types);
         let limit = limit.unwrap_or(usize::MAX);
-        let value = keys
-            .iter()
-            .map(|key| match src.start(&txn, key) {
-                Ok(u) => point::neighbors(&*adj, u, dir, limit).map(Some),
-                Err(AnalyticsError::NodeNotFound { .. }) => Ok(None),
-                Err(e) => Err(e),
-            })
+        let value = src
+            .starts(&txn, keys)?
+            .into_iter()
+            .map(|u| u.map(|u| point::neighbors(&*adj, u, dir, limit)).transpose())
             .collect::<Result<_>>()?;
         Ok(Answer {
             value,
@@ -608,11 +620,9 @@ impl Analytics {
         let src = self.source(&txn, &types, Via::Auto, true, ctrl)?;
         let mut ids = Vec::with_capacity(seeds.len());
         let mut seen = rustc_hash::FxHashSet::default();
-        for key in seeds {
-            match src.start(&txn, key) {
-                Ok(id) if seen.insert(id) => ids.push(id),
-                Ok(_) | Err(AnalyticsError::NodeNotFound { .. }) => {}
-                Err(e) => return Err(e),
+        for id in src.starts(&txn, seeds)?.into_iter().flatten() {
+            if seen.insert(id) {
+                ids.push(id);
             }
         }
         let exclude = if exclude_seeds { seen } else { Default::default() };

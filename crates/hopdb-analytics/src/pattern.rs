@@ -142,8 +142,18 @@ pub(crate) fn walk_counts(
     let mut ticker = Ticker::new(ctrl);
     let mut failed = None;
     let mut frontier: Vec<(u64, u64)> = seeds.iter().map(|&s| (s, 1)).collect();
+    // Tables sized from the frontier's degrees where the adjacency knows them: growing them
+    // entry by entry through a hub's thousands of neighbours rehashed several times.
+    let hint = |adj: &dyn Adjacency, dir: Direction, frontier: &[(u64, u64)]| -> usize {
+        frontier
+            .iter()
+            .map(|&(u, _)| adj.degree_hint(u, dir))
+            .sum::<usize>()
+            .min(1 << 20)
+    };
     for (adj, dir) in inner {
-        let mut next: FxHashMap<u64, u64> = FxHashMap::default();
+        let mut next: FxHashMap<u64, u64> =
+            FxHashMap::with_capacity_and_hasher(hint(&**adj, *dir, &frontier), Default::default());
         for &(u, walks) in &frontier {
             adj.for_each(u, *dir, &mut |v, _, _| {
                 let held = next.len() + frontier.len();
@@ -163,7 +173,8 @@ pub(crate) fn walk_counts(
     }
     // The last step: walk counts per end node, with its key when the adjacency cannot lend it
     // (on the store it comes with the adjacency entry; a later read would cost a lookup).
-    let mut ends: FxHashMap<u64, (u64, Option<NodeKey>)> = FxHashMap::default();
+    let mut ends: FxHashMap<u64, (u64, Option<NodeKey>)> =
+        FxHashMap::with_capacity_and_hasher(hint(&**last, *last_dir, &frontier), Default::default());
     for &(u, walks) in &frontier {
         last.for_each(u, *last_dir, &mut |v, _, key| {
             let held = ends.len() + frontier.len();

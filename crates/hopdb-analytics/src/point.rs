@@ -31,6 +31,11 @@ pub(crate) trait Adjacency {
     fn key_ref(&self, _u: u64) -> Option<&NodeKey> {
         None
     }
+    /// About how many entries `for_each(u, dir)` visits, when that is known without reading
+    /// them (to size hash tables up front); 0 when unknown.
+    fn degree_hint(&self, _u: u64, _dir: Direction) -> usize {
+        0
+    }
 }
 
 /// The store itself: one prefix scan per expanded node and direction.
@@ -112,6 +117,15 @@ impl Adjacency for ProjectionAdjacency<'_> {
 
     fn key_ref(&self, u: u64) -> Option<&NodeKey> {
         Some(self.p.key(u as u32))
+    }
+
+    fn degree_hint(&self, u: u64, dir: Direction) -> usize {
+        let view = match dir {
+            Direction::Out => &self.p.out,
+            Direction::In => &self.p.inc,
+            Direction::Both => &self.p.both,
+        };
+        view.neighbors(u as u32).len()
     }
 }
 

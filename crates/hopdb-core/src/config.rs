@@ -64,6 +64,23 @@ pub struct Config {
     pub id_cache_bytes: u64,
 }
 
+impl Config {
+    /// The caches and memtables sized to fit `bytes` together, in the default's proportions
+    /// (block cache and memtables 5/16 each, row cache and key cache 3/16 each; the default is
+    /// a 152 MiB budget). Smaller budgets trade cache hits for resident memory: an embedding
+    /// process with its own large footprint (LightRAG's server) can keep HopDB in 64 MiB.
+    pub fn with_memory_budget(mut self, bytes: usize) -> Config {
+        let part = |sixteenths: usize| bytes / 16 * sixteenths;
+        self.block_cache_bytes = part(5).max(1 << 20);
+        self.row_cache_bytes = part(3);
+        self.total_write_buffer_bytes = part(5).max(2 << 20);
+        // Each column family's memtable: a third of the total, at most the default 16 MiB.
+        self.write_buffer_bytes = (self.total_write_buffer_bytes / 3).clamp(1 << 20, 16 << 20);
+        self.id_cache_bytes = part(3) as u64;
+        self
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -79,5 +96,24 @@ impl Default for Config {
             compression: Compression::Lz4Zstd,
             id_cache_bytes: 24 << 20,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_budget_splits_like_the_default() {
+        let d = Config::default();
+        let b = Config::default().with_memory_budget(152 << 20);
+        let total = |c: &Config| {
+            c.block_cache_bytes + c.row_cache_bytes + c.total_write_buffer_bytes + c.id_cache_bytes as usize
+        };
+        assert_eq!(total(&b), total(&d));
+        assert!((15 << 20..=16 << 20).contains(&b.write_buffer_bytes));
+        let small = Config::default().with_memory_budget(64 << 20);
+        assert_eq!(total(&small), 64 << 20);
+        assert!(small.write_buffer_bytes * 3 <= small.total_write_buffer_bytes);
     }
 }

@@ -657,14 +657,13 @@ pub trait GraphRead {
 
     /// Nodes for many keys; `None` where absent.
     fn nodes_batch(&self, keys: &[NodeKey]) -> Result<Vec<Option<Node>>> {
-        let g = self.view_guard();
-        let v = g.v();
-        keys.iter().map(|k| v.node(k)).collect()
+        self.view_guard().v().nodes(keys)
     }
     /// Degrees for many keys; `None` where the node is absent.
     fn degrees_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
         let g = self.view_guard();
         let v = g.v();
+        v.warm_ids(keys)?;
         keys.iter().map(|k| absent_as_none(v.degree(k, dir, ty))).collect()
     }
     /// Edge lists for many keys; `None` where the node is absent.
@@ -677,6 +676,7 @@ pub trait GraphRead {
     ) -> Result<Vec<Option<Vec<Edge>>>> {
         let g = self.view_guard();
         let v = g.v();
+        v.warm_ids(keys)?;
         keys.iter()
             .map(|k| absent_as_none(v.edges(k, dir, ty, limit)))
             .collect()
@@ -690,6 +690,8 @@ pub trait GraphRead {
     ) -> Result<Vec<Option<Edge>>> {
         let g = self.view_guard();
         let v = g.v();
+        let ends: Vec<NodeKey> = pairs.iter().flat_map(|(a, b)| [a.clone(), b.clone()]).collect();
+        v.warm_ids(&ends)?;
         pairs
             .iter()
             .map(|(a, b)| v.find_edge(a, b, ty, either_direction))

@@ -80,6 +80,64 @@ impl View<'_> {
         }
     }
 
+    /// The ids of many keys (live or not): the id cache, then one sorted multi-get.
+    pub(crate) fn node_ids(&self, keys: &[NodeKey]) -> Result<Vec<Option<NodeId>>> {
+        let mut ids = vec![None; keys.len()];
+        let mut misses: Vec<(Vec<u8>, usize)> = Vec::new();
+        for (i, k) in keys.iter().enumerate() {
+            match self.ids.and_then(|c| c.get(k)) {
+                Some(id) => ids[i] = Some(id),
+                None => misses.push((k.encode(), i)),
+            }
+        }
+        misses.sort_unstable();
+        let enc: Vec<Vec<u8>> = misses.iter().map(|(e, _)| e.clone()).collect();
+        for ((_, i), v) in misses.iter().zip(self.kv.multi_get(Cf::Keys, &enc)?) {
+            if let Some(v) = v {
+                let (id, _) = parse_key_value(&v).ok_or_else(|| corrupt_rec("key mapping"))?;
+                if let Some(c) = self.ids {
+                    c.insert(keys[*i].clone(), id);
+                }
+                ids[*i] = Some(id);
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Resolves many keys into the id cache in one batched read, so the per-key reads of a
+    /// batch call that follow find their ids there (nothing to do without a cache).
+    pub(crate) fn warm_ids(&self, keys: &[NodeKey]) -> Result<()> {
+        if self.ids.is_some() && keys.len() > 1 {
+            self.node_ids(keys)?;
+        }
+        Ok(())
+    }
+
+    /// The raw records of many node ids, in order (`None`: no such live node): one sorted
+    /// multi-get, so a batch shares RocksDB's index and filter lookups.
+    pub(crate) fn node_values(&self, ids: &[Option<NodeId>]) -> Result<Vec<Option<Vec<u8>>>> {
+        let mut want: Vec<(NodeId, usize)> = ids
+            .iter()
+            .enumerate()
+            .filter_map(|(i, id)| id.map(|id| (id, i)))
+            .collect();
+        want.sort_unstable();
+        let enc: Vec<Vec<u8>> = want.iter().map(|(id, _)| id_bytes(*id).to_vec()).collect();
+        let mut out = vec![None; ids.len()];
+        for ((_, i), v) in want.iter().zip(self.kv.multi_get(Cf::Nodes, &enc)?) {
+            out[*i] = v;
+        }
+        Ok(out)
+    }
+
+    /// [`View::node`] for many keys, batched.
+    pub(crate) fn nodes(&self, keys: &[NodeKey]) -> Result<Vec<Option<Node>>> {
+        self.node_values(&self.node_ids(keys)?)?
+            .into_iter()
+            .map(|v| v.map(|v| NodeRec::decode(&v).map(|r| self.to_node(r))).transpose())
+            .collect()
+    }
+
     pub(crate) fn node(&self, key: &NodeKey) -> Result<Option<Node>> {
         let Some(id) = self.node_id(key)? else { return Ok(None) };
         Ok(self.node_rec(id)?.map(|r| self.to_node(r)))

@@ -73,6 +73,19 @@ impl ReadTxn {
         }
     }
 
+    /// [`ReadTxn::node_id`] for many keys, in two batched reads.
+    pub fn node_ids(&self, keys: &[NodeKey]) -> Result<Vec<Option<NodeId>>> {
+        let g = self.view_guard();
+        let v = g.v();
+        let ids = v.node_ids(keys)?;
+        let recs = v.node_values(&ids)?;
+        Ok(ids
+            .into_iter()
+            .zip(recs)
+            .map(|(id, rec)| id.filter(|_| rec.is_some()))
+            .collect())
+    }
+
     /// The id `key` maps to, live or not (ids are never reused: decision 0002).
     pub fn mapped_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
         self.view_guard().v().node_id(key)

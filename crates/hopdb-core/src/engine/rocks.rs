@@ -387,6 +387,25 @@ impl KvRead for RocksSnapshot {
             .map_err(|e| map_err(&self.path, "reading a snapshot", e))
     }
 
+    fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
+        let sorted = keys.windows(2).all(|w| w[0] <= w[1]);
+        let keys = keys.iter().map(Vec::as_slice);
+        let got = match &self.snap {
+            Some(snap) => {
+                let mut ro = ReadOptions::default();
+                ro.set_snapshot(snap);
+                self.db.batched_multi_get_cf_opt(self.cf(cf), keys, sorted, &ro)
+            }
+            None => self.db.batched_multi_get_cf(self.cf(cf), keys, sorted),
+        };
+        got.into_iter()
+            .map(|r| {
+                r.map(|o| o.map(|s| s.to_vec()))
+                    .map_err(|e| map_err(&self.path, "reading a snapshot", e))
+            })
+            .collect()
+    }
+
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
         let it = match &self.snap {
             Some(snap) => snap.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix)),
