@@ -349,11 +349,19 @@ impl Analytics {
             Via::Projection => Ok(Source::Projection(self.projection(&spec, ctrl)?.projection)),
             Via::Auto => {
                 let v = txn.version();
-                let mut candidates = vec![spec.clone(), ProjectionSpec { weighted: true, ..spec }];
-                if types.is_some() {
-                    candidates.extend([ProjectionSpec::all(), ProjectionSpec::weighted()]);
-                }
-                if let Some(p) = candidates.iter().find_map(|s| self.fresh(s, v)) {
+                // Exactly these types (unweighted, then weighted), then every type if filtered.
+                let weighted = ProjectionSpec {
+                    weighted: true,
+                    ..spec.clone()
+                };
+                let every = types
+                    .is_some()
+                    .then(|| [ProjectionSpec::all(), ProjectionSpec::weighted()]);
+                let found = [&spec, &weighted]
+                    .into_iter()
+                    .chain(every.iter().flatten())
+                    .find_map(|s| self.fresh(s, v));
+                if let Some(p) = found {
                     return Ok(Source::Projection(p));
                 }
                 if overlay_ok {

@@ -51,14 +51,19 @@ impl View<'_> {
         if let Some(id) = self.ids.and_then(|c| c.get(key)) {
             return Ok(Some(id));
         }
-        let Some(v) = self.kv.get(Cf::Keys, &key.encode())? else {
-            return Ok(None);
-        };
-        let (id, _) = parse_key_value(&v).ok_or_else(|| corrupt_rec("key mapping"))?;
+        match self.kv.get(Cf::Keys, &key.encode())? {
+            Some(v) => self.remember_id(key, &v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Parses a key mapping read from the store and puts it in the id cache.
+    fn remember_id(&self, key: &NodeKey, mapping: &[u8]) -> Result<NodeId> {
+        let (id, _) = parse_key_value(mapping).ok_or_else(|| corrupt_rec("key mapping"))?;
         if let Some(c) = self.ids {
             c.insert(key.clone(), id);
         }
-        Ok(Some(id))
+        Ok(id)
     }
 
     pub(crate) fn node_rec(&self, id: NodeId) -> Result<Option<NodeRec>> {
@@ -91,14 +96,10 @@ impl View<'_> {
             }
         }
         misses.sort_unstable();
-        let enc: Vec<Vec<u8>> = misses.iter().map(|(e, _)| e.clone()).collect();
-        for ((_, i), v) in misses.iter().zip(self.kv.multi_get(Cf::Keys, &enc)?) {
+        let (enc, at): (Vec<Vec<u8>>, Vec<usize>) = misses.into_iter().unzip();
+        for (i, v) in at.into_iter().zip(self.kv.multi_get(Cf::Keys, &enc)?) {
             if let Some(v) = v {
-                let (id, _) = parse_key_value(&v).ok_or_else(|| corrupt_rec("key mapping"))?;
-                if let Some(c) = self.ids {
-                    c.insert(keys[*i].clone(), id);
-                }
-                ids[*i] = Some(id);
+                ids[i] = Some(self.remember_id(&keys[i], &v)?);
             }
         }
         Ok(ids)
