@@ -12,4 +12,9 @@ cargo fmt --all -- --check
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo test --release --workspace
 # The Python package (installed by setup.sh), from the repository root so `import hopdb` is the wheel.
-python3 -m pytest -q -p no:cacheprovider python/tests bench/retrieval/tests
+python3 -m pytest -q -p no:cacheprovider python/tests
+# The benchmark harnesses' own tests (no database), one process each: every bench folder has its
+# own top-level modules (engines, workload, report, ...) that would shadow each other in one.
+for d in bench/tests bench/retrieval/tests bench/sweep/tests bench/unum/tests bench/cozo_suite/tests bench/ingest/tests; do
+    python3 -m pytest -q -p no:cacheprovider "$d"
+done

@@ -117,45 +117,48 @@ def stop(work, remove=True):
         shutil.rmtree(root, ignore_errors=True)
 
 
-def run(data, work, ctl, opts):
+def start_server(work, settings, prefix="hopdb-import-pg-", autocommit=False):
+    """initdb and start a private server on 127.0.0.1 and a free port, with `settings` added to
+    postgresql.conf; returns (connection to db postgres, port, postmaster pid, data directory).
+    stop(work) stops it and removes its files."""
     import psycopg
 
     d = bindir()
     user = server_user()
     if user:
-        root = tempfile.mkdtemp(prefix="hopdb-import-pg-", dir="/var/tmp")
+        root = tempfile.mkdtemp(prefix=prefix, dir="/var/tmp")
         pw = pwd.getpwnam(user)
         os.chown(root, pw.pw_uid, pw.pw_gid)
     else:
         root = os.path.join(work, "pg")
         os.makedirs(root)
     with open(os.path.join(work, "pgroot.path"), "w") as f:
-        f.write(root)
+        f.write(root)  # stop(work) finds the server through this file
     pgdata = os.path.join(root, "data")
+    r = as_user(user, [os.path.join(d, "initdb"), "-D", pgdata, "-U", DB_USER, "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("initdb failed: " + r.stderr[-1500:])
+    port = free_port()
+    with open(os.path.join(pgdata, "postgresql.conf"), "a") as f:
+        f.write("\n# hopdb benchmark\n" + "".join(f"{k} = {v}\n" for k, v in dict(settings, port=str(port)).items()))
+    r = as_user(user, [os.path.join(d, "pg_ctl"), "-D", pgdata, "-l", os.path.join(root, "server.log"), "-w", "-t", "120", "start"], capture_output=True, text=True)
+    if r.returncode != 0:
+        log = open(os.path.join(root, "server.log")).read()[-1500:] if os.path.exists(os.path.join(root, "server.log")) else ""
+        raise RuntimeError(f"pg_ctl start failed: {r.stdout[-500:]} {r.stderr[-500:]} {log}")
+    postmaster = int(open(os.path.join(pgdata, "postmaster.pid")).readline())
+    for _ in range(100):
+        try:
+            return psycopg.connect(host="127.0.0.1", port=port, user=DB_USER, dbname="postgres", autocommit=autocommit), port, postmaster, pgdata
+        except psycopg.OperationalError:
+            time.sleep(0.1)
+    raise RuntimeError("server does not accept connections")
+
+
+def run(data, work, ctl, opts):
     try:
-        r = as_user(user, [os.path.join(d, "initdb"), "-D", pgdata, "-U", DB_USER, "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError("initdb failed: " + r.stderr[-1500:])
-        port = free_port()
-        with open(os.path.join(pgdata, "postgresql.conf"), "a") as f:
-            f.write("\n# hopdb import benchmark\n")
-            for k, v in dict(SETTINGS, port=str(port)).items():
-                f.write(f"{k} = {v}\n")
-        r = as_user(user, [os.path.join(d, "pg_ctl"), "-D", pgdata, "-l", os.path.join(root, "server.log"), "-w", "-t", "120", "start"], capture_output=True, text=True)
-        if r.returncode != 0:
-            log = open(os.path.join(root, "server.log")).read()[-1500:] if os.path.exists(os.path.join(root, "server.log")) else ""
-            raise RuntimeError(f"pg_ctl start failed: {r.stdout[-500:]} {r.stderr[-500:]} {log}")
-        postmaster = int(open(os.path.join(pgdata, "postmaster.pid")).readline())
+        con, port, postmaster, pgdata = start_server(work, SETTINGS)
         ctl.noself()
         ctl.pid(postmaster)
-        for _ in range(100):
-            try:
-                con = psycopg.connect(host="127.0.0.1", port=port, user=DB_USER, dbname="postgres")
-                break
-            except psycopg.OperationalError:
-                time.sleep(0.1)
-        else:
-            raise RuntimeError("server does not accept connections")
         cols = []
         for f in NODE_FILES:
             for _h, name, typ in NODE_COLUMNS[f]:
@@ -208,7 +211,7 @@ def run(data, work, ctl, opts):
                 f"(whole cluster dir {cluster_bytes / 2**20:.0f} MiB incl. catalogs and {wal_bytes / 2**20:.0f} MiB WAL); "
                 "RSS = sum over server processes"
             ),
-            "extra": {"copy_s": copy_s, "index_each_s": idx, "database_bytes": db_bytes, "cluster_dir_bytes": cluster_bytes, "wal_bytes": wal_bytes, "port": port, "server_user": user},
+            "extra": {"copy_s": copy_s, "index_each_s": idx, "database_bytes": db_bytes, "cluster_dir_bytes": cluster_bytes, "wal_bytes": wal_bytes, "port": port, "server_user": server_user()},
         }
     finally:
         stop(work, remove=opts.get("keep") != "1")

@@ -16,6 +16,8 @@ ENGINES = {
     "kuzu": ("rag_engines.kuzu_rag", "KuzuRetrieval"),
     "neo4j": ("rag_engines.neo4j_rag", "Neo4jRetrieval"),
     "postgres": ("rag_engines.postgres_rag", "PostgresRetrieval"),
+    "cozo": ("rag_engines.cozo_rag", "CozoRetrieval"),
+    "falkordb": ("rag_engines.falkordb_rag", "FalkorDBRetrieval"),
 }
 # Engines also measured as two processes, each opening the database read-only.
 MULTI_PROCESS = ("hopdb", "sqlite")

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""The Python client of the sweep, for the engines measured from Python (run.py starts it, one
+process per engine):
+
+    python3 pyclient.py ENGINE --data D --cache C --queries Q.json --mixes retrieval,lightrag
+                        --clients 1,10,50 --ramp-s R --window-s W --out R.json
+
+Opens the engine with bench/retrieval's adapter (rag_engines: bench/deep's engine classes, the
+kept database), checks the sample answers (bench/retrieval's reference.check; the LightRAG calls
+against Q.json's `.lightrag.json`), warms up, then for each mix and client count runs N Python
+threads, each with its own client (the adapter's fork(): a connection or session where the
+engine's client needs one), in a tight loop over a ramp and a steady window (window.py). The
+GIL serialises the Python work of the threads: these figures are a Python client's.
+
+R.json: {"engine", "version", "prepare", "check": {mix: {"checked", "problems"}}, "runs": [the
+load generator's result shape, per mix x clients], "skipped": {mix: reason}}.
+"""
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import queries  # noqa: E402  (puts bench/retrieval on sys.path)
+import window  # noqa: E402
+import lightrag_mix  # noqa: E402
+import reference  # noqa: E402  (bench/retrieval/reference.py)
+from rag_engines import engine_class  # noqa: E402
+from shared import base  # noqa: E402  (bench/retrieval/shared.py -> bench/deep/engines/base.py)
+from workload import KIND_NAMES, resolve  # noqa: E402
+
+LIGHTRAG_WHY_NOT = {
+    "kuzu": "the kept Kuzu database is shared with bench/deep and bench/retrieval and opened read-only "
+    "(Kuzu allows one read-write process); upsert_node would need a private copy of it, not made here",
+}
+LIGHTRAG_SEED = 7  # the LightRAG sequence's RNG seed (every engine runs the same calls)
+
+
+class Neo4jRun:
+    """A session of the engine's driver: auto-commit transactions, as the retrieval adapter runs."""
+
+    def __init__(self, driver):
+        self.session = driver.session(database="neo4j")
+
+    def __call__(self, q, params, write):
+        return self.session.run(q, params).values()
+
+    def close(self):
+        self.session.close()
+
+
+def lightrag_client(eng, data, pool):
+    if eng.name == "networkx":
+        return lightrag_mix.NetworkXLightRAG(eng.G)
+    if eng.name not in ("neo4j", "falkordb"):
+        return None
+    wanted = set(pool)
+    props = {k: p for k, label, p in reference.iter_nodes(data) if label == "Entity" and k in wanted}
+    if eng.name == "neo4j":
+        return lightrag_mix.CypherLightRAG(lambda: Neo4jRun(eng.driver), props)
+    # FalkorDB: GRAPH.QUERY for the upsert, GRAPH.RO_QUERY for the reads; the client's pool gives each thread a connection
+    return lightrag_mix.CypherLightRAG(lambda: lambda q, p, w: (eng.g.query if w else eng.g.ro_query)(q, p).result_set, props)
+
+
+def calls(client, kinds):
+    fns = {k: getattr(client, k) for k in kinds}
+    return lambda kind, seed: fns[kind](seed)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("engine")
+    for o in ("--data", "--cache", "--queries", "--out", "--mixes", "--clients"):
+        ap.add_argument(o, required=True)
+    ap.add_argument("--ramp-s", type=float, required=True)
+    ap.add_argument("--window-s", type=float, required=True)
+    ap.add_argument("--warmup-s", type=float, default=2.0)
+    a = ap.parse_args()
+    base.report_outcome(lambda: run(a), a.engine, a.out)
+
+
+def run(a):
+    q = json.load(open(a.queries))
+    items = resolve(q["pools"], q["sequence"])
+    ents = q["pools"]["entity"]
+    lr_items = [(k, ents[i]) for k, i in lightrag_mix.sequence(len(items), len(ents), LIGHTRAG_SEED)]
+    eng = engine_class(a.engine)()
+    out = {"engine": a.engine, "version": eng.probe(), "python": platform.python_version(), "check": {}, "runs": [], "skipped": {}}
+    t = time.perf_counter()
+    out["prepare"] = eng.prepare(a.data, a.cache, False)
+    out["prepare"]["prepare_wall_s"] = time.perf_counter() - t
+    try:
+        mixes = {}
+        if "retrieval" in a.mixes.split(","):
+            out["check"]["retrieval"] = reference.check_engine(eng, q["check"])
+            mixes["retrieval"] = (eng, items, KIND_NAMES)
+        if "lightrag" in a.mixes.split(","):
+            lr = lightrag_client(eng, a.data, ents)
+            if lr is None:
+                out["skipped"]["lightrag"] = LIGHTRAG_WHY_NOT.get(a.engine, "no LightRAG-call adapter for this engine")
+            else:
+                expected = json.load(open(queries.lightrag_path(a.queries)))
+                out["check"]["lightrag"] = {"checked": len(lightrag_mix.check_items(expected)), "problems": lightrag_mix.check(lr, expected)}
+                mixes["lightrag"] = (lr, lr_items, lightrag_mix.KIND_NAMES)
+        for mix, (client, its, kinds) in mixes.items():
+            f = calls(client, kinds)
+            t_end = time.perf_counter() + a.warmup_s
+            for k, s in its:  # warm-up: caches, prepared statements
+                f(k, s)
+                if time.perf_counter() > t_end:
+                    break
+            for n in map(int, a.clients.split(",")):
+                forks = [client.fork() for _ in range(n)]
+                try:
+                    # thread i starts at its own offset of the shared sequence: the threads do not ask the same seeds in lockstep
+                    res = window.run([calls(c, kinds) for c in forks], lambda i: its[i * len(its) // n :] + its[: i * len(its) // n], a.ramp_s, a.window_s, kinds)
+                finally:
+                    for c in forks:
+                        if c is not client:
+                            c.release()
+                res.update(engine=a.engine, mix=mix, durability=None, version=out["version"], notes=out["prepare"].get("notes", ""))
+                out["runs"].append(res)
+                print(f"{a.engine} {mix} {n} clients: {res['qps']:,.0f} q/s", file=sys.stderr, flush=True)
+    finally:
+        eng.close()
+    json.dump(out, open(a.out, "w"))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,165 @@
+//! Neo4j over Bolt (`neo4rs`, async on tokio): each client owns one connection and drives it
+//! from its own current-thread runtime, so N clients are N OS threads as for the other engines.
+//! The Cypher of bench/retrieval/rag_engines/cypher.py with $parameters, auto-commit; the
+//! LightRAG calls as falkordb.rs words them. neo4rs 0.8 has no per-transaction timeout:
+//! --timeout-ms is accepted and ignored for Neo4j, and the notes say so.
+
+use anyhow::{Context, Result};
+use neo4rs::{BoltType, ConfigBuilder, Graph};
+use serde_json::{json, Value};
+
+use super::{list_answer, seeds, Answer, Client, Engine, Options, QResult, QueryError};
+use crate::workload::{Kind, Op, LIMIT, TOP};
+
+const CO: &str = "MATCH (c:Chunk {id: $id})-[:MENTIONS]->(:Entity)<-[:MENTIONS]-(o:Chunk) WHERE o.id <> $id";
+
+pub fn query(kind: Kind) -> String {
+    match kind {
+        Kind::Q1 => {
+            "MATCH (c:Chunk {id: $id}) RETURN c.doc_id AS a, c.ordinal AS b, c.word_count AS c, c.section_title AS d"
+                .into()
+        }
+        Kind::Q2 => format!("MATCH (c:Chunk {{id: $id}})-[:MENTIONS]->(e:Entity) RETURN e.id AS a LIMIT {LIMIT}"),
+        Kind::Q3 => format!("MATCH (e:Entity {{id: $id}})<-[:MENTIONS]-(c:Chunk) RETURN c.id AS a LIMIT {LIMIT}"),
+        Kind::Q4 => format!("{CO} RETURN DISTINCT o.id AS a LIMIT {LIMIT}"),
+        Kind::Q5 => "MATCH (d:Document {id: $id})-[:HAS_CHUNK]->(c:Chunk) RETURN c.id AS a".into(),
+        Kind::Q6 => format!("{CO} RETURN o.id AS a, count(*) AS b ORDER BY b DESC, a LIMIT {TOP}"),
+        Kind::Q7 => format!(
+            "MATCH (e:Entity)<-[:MENTIONS]-(c:Chunk) WHERE e.id IN $ids WITH DISTINCT c \
+             MATCH (c)-[:MENTIONS]->(f:Entity) RETURN DISTINCT f.id AS a LIMIT {LIMIT}"
+        ),
+        Kind::GetNode => {
+            "MATCH (n:Entity {id: $id}) RETURN labels(n)[0] AS a, n.canonical_title AS b, n.entity_type AS c".into()
+        }
+        Kind::GetNodeEdges => {
+            "MATCH (n:Entity {id: $id})-[r]-() RETURN startNode(r).id AS a, endNode(r).id AS b".into()
+        }
+        Kind::UpsertNode => "MERGE (n:Entity {id: $id}) SET n.canonical_title = $t, n.entity_type = $ty".into(),
+        Kind::NodeDegree => "MATCH (n:Entity {id: $id}) RETURN COUNT { (n)--() } AS a".into(),
+        Kind::HasNode => "MATCH (n:Entity {id: $id}) RETURN 1 AS a LIMIT 1".into(),
+    }
+}
+
+pub struct Neo4j {
+    uri: String,
+    user: String,
+    password: String,
+    version: String,
+    timeout_ignored: bool,
+}
+
+impl Neo4j {
+    pub fn open(o: &Options) -> Result<Neo4j> {
+        let n = Neo4j {
+            uri: o.target.clone(),
+            user: o.user.clone().unwrap_or_default(),
+            password: o.password.clone().unwrap_or_default(),
+            version: String::new(),
+            timeout_ignored: o.timeout.is_some(),
+        };
+        let mut c = n.client()?;
+        let v = c
+            .rows(
+                "CALL dbms.components() YIELD name, versions RETURN name + ' ' + versions[0] AS a",
+                &[],
+            )
+            .map_err(|e| anyhow::anyhow!("Neo4j at {} does not answer: {}", o.target, e.message()))?;
+        let version = format!(
+            "{} (Rust neo4rs 0.8, Bolt)",
+            v.first().and_then(|r| r[0].as_str()).unwrap_or("Neo4j ?")
+        );
+        Ok(Neo4j { version, ..n })
+    }
+
+    fn client(&self) -> Result<NeoClient> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start a tokio runtime")?;
+        let cfg = ConfigBuilder::default()
+            .uri(self.uri.trim_start_matches("bolt://"))
+            .user(self.user.as_str())
+            .password(self.password.as_str())
+            .max_connections(1)
+            .build()
+            .context("bad Neo4j address")?;
+        let g = rt
+            .block_on(Graph::connect(cfg))
+            .with_context(|| format!("cannot connect to Neo4j at {}", self.uri))?;
+        Ok(NeoClient { rt, g })
+    }
+}
+
+struct NeoClient {
+    rt: tokio::runtime::Runtime,
+    g: Graph,
+}
+
+/// Columns are aliased a, b, c, d in order.
+const COLS: [&str; 4] = ["a", "b", "c", "d"];
+
+impl NeoClient {
+    fn rows(&mut self, q: &str, params: &[(&str, BoltType)]) -> std::result::Result<Vec<Vec<Value>>, QueryError> {
+        let mut query = neo4rs::query(q);
+        for (k, v) in params {
+            query = query.param(k, v.clone());
+        }
+        let fail = |e: neo4rs::Error| QueryError::Failed(e.to_string());
+        self.rt.block_on(async {
+            let mut s = self.g.execute(query).await.map_err(fail)?;
+            let mut out = Vec::new();
+            while let Some(row) = s.next().await.map_err(fail)? {
+                out.push(COLS.iter().map_while(|c| row.get::<Value>(c).ok()).collect());
+            }
+            Ok(out)
+        })
+    }
+}
+
+impl Client for NeoClient {
+    fn run(&mut self, op: &Op) -> QResult {
+        let ids = seeds(op)?;
+        let mut params: Vec<(&str, BoltType)> = Vec::new();
+        if op.kind == Kind::Q7 {
+            params.push(("ids", ids.to_vec().into()));
+        } else {
+            params.push(("id", ids[0].clone().into()));
+        }
+        if op.kind == Kind::UpsertNode {
+            let p = op
+                .props
+                .as_ref()
+                .ok_or_else(|| QueryError::Failed("upsert_node without properties".into()))?;
+            params.push(("t", p.canonical_title.clone().into()));
+            params.push(("ty", p.entity_type.clone().into()));
+        }
+        let rows = self.rows(&query(op.kind), &params)?;
+        let col = |r: &Vec<Value>, i: usize| r.get(i).cloned().unwrap_or(Value::Null);
+        Ok(match op.kind {
+            Kind::UpsertNode => Answer::Written,
+            Kind::Q1 => Answer::Row(rows.first().map(|r| (0..4).map(|i| col(r, i)).collect())),
+            Kind::GetNode => Answer::Row(rows.first().map(|r| (0..3).map(|i| col(r, i)).collect())),
+            Kind::HasNode => Answer::Bool(!rows.is_empty()),
+            _ => list_answer(op.kind, &rows)?,
+        })
+    }
+}
+
+impl Engine for Neo4j {
+    fn connect(&self) -> Result<Box<dyn Client>> {
+        Ok(Box::new(self.client()?))
+    }
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+    fn durability(&self) -> Value {
+        json!("Neo4j's default (not read back): a commit is in its transaction log, forced to disk, before it returns")
+    }
+    fn notes(&self) -> String {
+        format!(
+            "one Bolt connection per client, each on its own current-thread tokio runtime; parameterised Cypher, auto-commit; \
+             no per-query timeout (neo4rs 0.8 has none){}",
+            if self.timeout_ignored { ": --timeout-ms ignored" } else { "" }
+        )
+    }
+}
