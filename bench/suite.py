@@ -64,7 +64,7 @@ WORKLOADS = {
     "deep": Workload(
         "deep", "Q8 (1..4 hops, LIMIT 100) and Q11 (shortest path) with a per-query timeout",
         ["hopdb", "hopdb-store", "networkx", "postgres", "sqlite", "kuzu", "falkordb", "cozo", "neo4j"],
-        quick=["--scale", "0.1", "--seeds", "100", "--warmup", "20", "--slow-seeds", "20"], full=["--scale", "1"],
+        quick=["--scale", "0.1", "--seeds", "50", "--warmup", "10", "--slow-seeds", "10"], full=["--scale", "1"],
         report="deep.md", jsonl="deep.jsonl"),
     "unum": Workload(
         "unum", "the UnumDB suite on real graphs: edge lookups, neighbours, degrees, edge upserts and removals",
@@ -121,7 +121,9 @@ def tally(path):
         if not line:
             continue
         r = json.loads(line)
-        eng = r.get("engine", "?")
+        eng = r.get("engine")
+        if eng in (None, "", "-"):  # run-level lines (machine, settings)
+            continue
         lst = out.setdefault(r.get("status", "ok"), [])
         if eng not in lst:
             lst.append(eng)

@@ -47,8 +47,10 @@ def run_command(engine, target, queries, mix, clients, ramp_s, window_s, out, da
     return cmd
 
 
-def check_command(engine, target, queries, out, user=None, password=None):
+def check_command(engine, target, queries, out, user=None, password=None, memory_mb=None):
     cmd = [binary(), "check", "--engine", engine, "--target", target, "--queries", queries, "--out", out]
+    if memory_mb is not None:  # checked the way the capped run then runs (bounded caches, no projection)
+        cmd += ["--memory-mb", str(memory_mb)]
     if user is not None:
         cmd += ["--user", user, "--password", password or ""]
     return cmd

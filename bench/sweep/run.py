@@ -33,7 +33,7 @@ import sweep_report  # noqa: E402
 from shared import DEEP, deep_run  # noqa: E402  (bench/retrieval/shared.py)
 
 PROFILES = {
-    "quick": {"scale": 0.1, "cap_scale": 0.1, "ramp_s": 2.0, "window_s": 5.0, "check": 20, "quiet_wait": 10, "warmup_s": 3.0},
+    "quick": {"scale": 0.1, "cap_scale": 0.1, "ramp_s": 1.0, "window_s": 3.0, "check": 20, "quiet_wait": 10, "warmup_s": 1.0},
     "full": {"scale": 1.0, "cap_scale": 10.0, "ramp_s": 5.0, "window_s": 20.0, "check": 50, "quiet_wait": 60, "warmup_s": 15.0},
 }
 ENGINES = ["hopdb", "postgres", "sqlite", "falkordb", "neo4j", "networkx", "kuzu", "cozo"]
@@ -104,7 +104,7 @@ def run_loadgen(cmd, timeout, wrap_dir=None):
     return r
 
 
-def loadgen_check(e, target, qpath, cpath, wrap_dir=None):
+def loadgen_check(e, target, qpath, cpath, wrap_dir=None, memory_mb=None):
     """`hopdb-loadgen check` on the queries file's Q1-Q7 sample and on the LightRAG reads (a file
     of the same form whose sample is lightrag_mix.check_items), its answers compared with the
     reference answers; {mix: {"checked", "problems", "by"}}. Its exit status 1 means some sample
@@ -121,7 +121,7 @@ def loadgen_check(e, target, qpath, cpath, wrap_dir=None):
         if os.path.exists(c):
             os.remove(c)
         try:
-            run_loadgen(loadgen.check_command(e, target, path, c), 900, wrap_dir)
+            run_loadgen(loadgen.check_command(e, target, path, c, memory_mb=memory_mb), 900, wrap_dir)
         except RuntimeError:
             if not os.path.exists(c):
                 raise
@@ -185,7 +185,7 @@ def python_engine(e, data, cache, qpath, a, lines, wrong, head, why=None):
         try:
             subprocess.run(cmd, stdout=err, stderr=subprocess.STDOUT, timeout=budget)
         except subprocess.TimeoutExpired:
-            pass
+            err.write(f"\n[killed after {budget:.0f} s, the Python client's time budget]\n")  # the failure reason's tail
     subprocess.run([sys.executable, os.path.join(DEEP, "worker.py"), "cleanup", e, "--cache", cache], capture_output=True, timeout=300)
     if not os.path.exists(rpath):
         tail = open(rpath + ".stderr", errors="replace").read()[-1500:]
@@ -242,7 +242,7 @@ def capped_runs(a, imp, lines, wrong, head):
                     if cg:
                         cgroup.move(os.path.dirname(cg), os.getpid())
                 opts = {}
-            checks = loadgen_check(e, target, qpath, os.path.join(a.work, f"{e}.capped.check"), cg if e == "hopdb" else None)
+            checks = loadgen_check(e, target, qpath, os.path.join(a.work, f"{e}.capped.check"), cg if e == "hopdb" else None, opts.get("memory_mb"))
             note_wrong(f"{e} (capped)", checks, wrong)
             for mix in a.mixes:
                 rpath = os.path.join(a.work, f"{e}.capped.{mix}.json")
@@ -290,7 +290,7 @@ def ensure_queries(data, a, sc):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", choices=list(PROFILES), default="quick", help="quick: S=0.1, ramp 2 s, window 5 s; full: S=1 (S=10 capped), ramp 5 s, window 20 s")
+    ap.add_argument("--profile", choices=list(PROFILES), default="quick", help="quick: S=0.1, ramp 1 s, window 3 s; full: S=1 (S=10 capped), ramp 5 s, window 20 s")
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, from " + ",".join(ENGINES))
     ap.add_argument("--mix", default="retrieval,lightrag", help="retrieval, lightrag or both")
     ap.add_argument("--clients", default="1,10,50", help="the concurrency sweep")

@@ -24,7 +24,7 @@ DATASETS = {
     "musae-github": ("musae-github/git_edges.csv.gz", 0, "none (1.0)"),
 }
 PROFILE_DATASETS = {
-    "quick": ["snap-wiki-Vote", "snap-email-Enron"],
+    "quick": ["snap-wiki-Vote"],
     "full": ["snap-wiki-Vote", "snap-email-Enron", "snap-web-NotreDame", "dimacs9-road-NY", "musae-github"],
 }
 SPLIT = re.compile(r"[\s,]+")

@@ -121,7 +121,7 @@ def lines_of(res, common):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", choices=sorted(workload.PROFILES), default="quick",
-                    help="quick: wiki-Vote + email-Enron, 2,000 ops per operation, 5 batches; full: five graphs, 10,000 reads, 2,000 single writes, 20 batches")
+                    help="quick: wiki-Vote, 1,000 ops per operation, 3 batches; full: five graphs, 10,000 reads, 2,000 single writes, 20 batches")
     ap.add_argument("--engines", default=",".join(DEFAULT_ENGINES), help=f"comma-separated, of {','.join(ENGINES)} (default all)")
     ap.add_argument("--datasets", help=f"comma-separated, instead of the profile's (of {','.join(datasets.DATASETS)})")
     ap.add_argument("--out", default=os.path.join(HERE, "..", "results", "unum"), help="results directory (default bench/results/unum)")

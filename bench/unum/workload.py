@@ -38,7 +38,7 @@ TITLES = {
     "remove_batch": "remove batch",
 }
 PROFILES = {
-    "quick": {"reads": 2000, "writes": 2000, "batches": 5, "batch": 500, "check": 200},
+    "quick": {"reads": 1000, "writes": 1000, "batches": 3, "batch": 500, "check": 200},
     "full": {"reads": 10000, "writes": 2000, "batches": 20, "batch": 500, "check": 200},
 }
 

@@ -250,6 +250,8 @@ def test_run_command_has_the_contract_flags():
     assert "--memory-mb" not in cmd and "--user" not in cmd
     assert loadgen.run_command("hopdb", "/s", "/q", "retrieval", 1, 1, 1, "/o", memory_mb=200)[-2:] == ["--memory-mb", "200"]
     assert loadgen.check_command("sqlite", "/kg.sqlite", "/q", "/c")[1:] == ["check", "--engine", "sqlite", "--target", "/kg.sqlite", "--queries", "/q", "--out", "/c"]
+    # The capped run's check must open HopDB as the capped run does (bounded caches, no projection).
+    assert loadgen.check_command("hopdb", "/s", "/q", "/c", memory_mb=200)[-2:] == ["--memory-mb", "200"]
 
 
 # --- the report ---------------------------------------------------------------------------

@@ -64,7 +64,8 @@ struct Target {
     /// Where the JSON result goes.
     #[arg(long)]
     out: PathBuf,
-    /// HopDB only: Config::with_memory_budget(M MiB) for the caches and memtables.
+    /// HopDB only: Config::with_memory_budget(M MiB) for the caches and memtables, and no
+    /// projection (every query reads the store): the memory-capped run.
     #[arg(long)]
     memory_mb: Option<usize>,
     /// Per-query timeout in ms (PostgreSQL statement_timeout, SQLite progress handler, HopDB's

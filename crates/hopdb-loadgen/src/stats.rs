@@ -196,9 +196,18 @@ pub fn cpu_seconds() -> f64 {
     tv(u.ru_utime) + tv(u.ru_stime)
 }
 
-/// Peak resident set of this process, in KiB.
+/// This process's peak resident set in KiB (VmHWM). Not getrusage's ru_maxrss: Linux carries the
+/// parent's resident size at fork over an exec into it, so a load generator started by a big
+/// Python harness reported the harness's peak.
 pub fn peak_rss_kb() -> u64 {
-    rusage().ru_maxrss.max(0) as u64
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or_else(|| rusage().ru_maxrss.max(0) as u64)
 }
 
 fn rusage() -> libc::rusage {
