@@ -21,11 +21,12 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+
+from benchlib import import_run
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -140,12 +141,6 @@ def git_commit():
     return (r.stdout.strip() or "?") + ("+dirty" if dirty else "")
 
 
-def host():
-    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
-    return {"cpu": cpu, "cores": os.cpu_count(), "mem_gib": round(mem, 1), "kernel": platform.release(), "python": platform.python_version()}
-
-
 def build():
     """The release binaries the runners use (hopdb, hopdb-loadgen) and the Python package, built once."""
     env = dict(os.environ)
@@ -224,7 +219,7 @@ def main(argv=None):
     os.makedirs(out, exist_ok=True)
     if not a.no_build:
         build()
-    run = {"run_id": datetime.datetime.now().strftime("%Y%m%dT%H%M%S"), "profile": a.profile, "commit": git_commit(), "host": host(),
+    run = {"run_id": datetime.datetime.now().strftime("%Y%m%dT%H%M%S"), "profile": a.profile, "commit": git_commit(), "host": import_run().host_info(),
            "command": "bench/run " + " ".join(argv if argv is not None else sys.argv[1:])}
     t0 = time.time()
     rows = []

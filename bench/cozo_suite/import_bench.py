@@ -1,8 +1,9 @@
-"""bench/import/run.py loaded as a module (its folder name, `import`, is a Python keyword)."""
+"""bench/import/run.py as a module (bench/benchlib.py)."""
 
-import importlib.util
 import os
+import sys
 
-_spec = importlib.util.spec_from_file_location("bench_import_run", os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "import", "run.py"))
-shared = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(shared)
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from benchlib import import_run  # noqa: E402
+
+shared = import_run()

@@ -17,7 +17,6 @@ Writes OUT/results.jsonl, OUT/report.md and OUT/*.png. Exit 1 on a wrong answer.
 
 import argparse
 import datetime
-import importlib.util
 import json
 import os
 import shutil
@@ -31,10 +30,10 @@ sys.path.insert(0, HERE)
 import compaction  # noqa: E402
 import synth  # noqa: E402
 
-# bench/import/run.py, loaded under another name (this file is run.py too).
-_spec = importlib.util.spec_from_file_location("import_run", os.path.join(ROOT, "bench", "import", "run.py"))
-imp = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(imp)
+sys.path.insert(1, os.path.join(ROOT, "bench"))
+from benchlib import import_run  # noqa: E402
+
+imp = import_run()
 
 ENGINES = ["hopdb", "sqlite", "kuzu", "arcadedb", "leveldb"]
 NAMES = {"hopdb": "HopDB", "sqlite": "SQLite", "kuzu": "Kuzu", "arcadedb": "ArcadeDB", "leveldb": "LevelDB"}

@@ -12,6 +12,7 @@ names, e.g. bench/deep's `engines` package, would clash with this folder's).
 import functools
 import importlib.util
 import os
+import sys
 
 BENCH = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
@@ -23,9 +24,13 @@ def _load(name, path):
     return mod
 
 
-@functools.lru_cache(maxsize=None)
 def import_run():
-    return _load("import_run", os.path.join(BENCH, "import", "run.py"))
+    """bench/import/run.py, loaded once by bench/benchlib.py."""
+    if BENCH not in sys.path:
+        sys.path.insert(1, BENCH)
+    from benchlib import import_run as load
+
+    return load()
 
 
 @functools.lru_cache(maxsize=None)
