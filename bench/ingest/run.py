@@ -45,7 +45,7 @@ HOPDB_PEER_MODE = {("sqlite", "row"): "row", ("sqlite", "batch"): "batch", ("kuz
                    ("kuzu", "polars"): "polars", ("arcadedb", "batch"): "arrow"}
 PROFILES = {
     "quick": {"ns": [10_000, 100_000], "row_cap": 5, "reps": 10, "keys": 20_000, "rounds": 3, "probes": 10_000},
-    "full": {"ns": [10_000, 100_000, 1_000_000], "row_cap": 30, "reps": 20, "keys": 200_000, "rounds": 5, "probes": 20_000},
+    "full": {"ns": [10_000, 100_000, 1_000_000], "row_cap": 20, "reps": 20, "keys": 200_000, "rounds": 5, "probes": 20_000},
 }
 CORES = {1: "0", 2: "0,1"}
 QUERY_NAMES = {"star": "star (hub's out RelA)", "bfs": "BFS depth 3 (out)", "two_step": "RelA then RelB"}

@@ -56,9 +56,11 @@ def latency_table(d, engines):
     md = ["| operation | " + " | ".join(f"{NAMES.get(e, e)} p50 / p99 µs" for e in engines) + " |", "|---|" + "---:|" * len(engines)]
     for op in workload.OPS:
         cells = []
+        most = max((d[e][op]["calls"] for e in engines if d[e].get(op)), default=0)
         for e in engines:
             r = d[e].get(op)
-            cells.append(f"{fmt_num(r['p50_us'])} / {fmt_num(r['p99_us'])}" if r else "-")
+            cut = f" ({r['calls']:,} calls: read budget)" if r and r["calls"] < most else ""
+            cells.append(f"{fmt_num(r['p50_us'])} / {fmt_num(r['p99_us'])}{cut}" if r else "-")
         md.append(f"| {workload.TITLES[op]} | " + " | ".join(cells) + " |")
     return md
 
@@ -91,7 +93,8 @@ def write(jsonl, out):
     md.append(f"Run {head['run_id']}, profile `{head['profile']}`: `{head['command']}`. Machine: {host.get('cpu', '?')}, {host.get('cores', '?')} cores, "
               f"{host.get('mem_gib', '?')} GiB, Linux {host.get('kernel', '?')}, Python {host.get('python', '?')}. Raw lines: `results.jsonl`; method: bench/unum/README.md.")
     md.append("")
-    md.append(f"Per read operation {cfg.get('reads', '?'):,} calls timed one by one (find edge: {workload.ABSENT_SHARE:.0%} absent pairs); "
+    budget = f" or until the calls took {cfg['read_budget_s']:g} s, whichever comes first (the latency table gives the calls of an engine that stopped early)" if cfg.get("read_budget_s") else ""
+    md.append(f"Per read operation {cfg.get('reads', '?'):,} calls timed one by one{budget} (find edge: {workload.ABSENT_SHARE:.0%} absent pairs); "
               f"{cfg.get('writes', '?'):,} single upserts and removes; {cfg.get('batches', '?')} batches of {cfg.get('batch', '?')} edges per batch operation "
               f"(one transaction / call each). Each read operation is first called untimed on its first {min(cfg.get('warmup', 0), cfg.get('reads', 0)):,} items (caches warm); ops/s = items / the sum of the calls' latencies (for batches: edges/s); HopDB/x = HopDB's ops/s / the "
               f"engine's (above 1: HopDB faster). Every engine answered {cfg.get('check', '?')} check items per read operation exactly like NetworkX "

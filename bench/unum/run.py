@@ -121,7 +121,7 @@ def lines_of(res, common):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", choices=sorted(workload.PROFILES), default="quick",
-                    help="quick: wiki-Vote, 1,000 ops per operation, 3 batches; full: five graphs, 10,000 reads, 2,000 single writes, 20 batches")
+                    help="quick: wiki-Vote, 1,000 ops per operation, 3 batches; full: five graphs, 10,000 reads (3 s at most per operation), 2,000 single writes, 10 batches")
     ap.add_argument("--engines", default=",".join(DEFAULT_ENGINES), help=f"comma-separated, of {','.join(ENGINES)} (default all)")
     ap.add_argument("--datasets", help=f"comma-separated, instead of the profile's (of {','.join(datasets.DATASETS)})")
     ap.add_argument("--out", default=os.path.join(HERE, "..", "results", "unum"), help="results directory (default bench/results/unum)")
@@ -179,7 +179,7 @@ def main():
         common.update(ds.info)
         log(f"{name}: {ds.info['nodes']:,} vertices, {ds.info['edges']:,} edges; drawing samples, NetworkX reference answers")
         items, check = workload.plan(ds.edges, ds.nodes, prof, a.seed)
-        plan = {"dataset": name, "csv": ds.csv, "edges": len(ds.edges), "batch": prof["batch"], "warmup": a.warmup, "items": items, "check": check,
+        plan = {"dataset": name, "csv": ds.csv, "edges": len(ds.edges), "batch": prof["batch"], "warmup": a.warmup, "read_budget_s": prof.get("read_budget_s"), "items": items, "check": check,
                 "ref": reference(ds, check), "edges_after_upserts": len(ds.edges) + len(items["upsert"]) + prof["batches"] * prof["batch"],
                 "edges_after": len(ds.edges)}  # as many removed as upserted
         plan_path = os.path.join(a.cache, name, "plan.json")

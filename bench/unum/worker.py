@@ -32,13 +32,20 @@ from shared import import_common  # noqa: E402
 SPOT = 50  # written edges checked after the writes, per kind
 
 
-def timed(fn, items, spread):
+def timed(fn, items, spread, budget_s=None):
+    """Per-call latencies (ns) of fn over items; with budget_s, stops once that much time was spent
+    in calls (read operations only: they change nothing, so a prefix of the items is a fair sample)."""
     lat = []
     clock = time.perf_counter_ns
+    budget = budget_s * 1e9 if budget_s else None
+    spent = 0
     for it in items:
         t0 = clock()
         fn(*it) if spread else fn(it)
         lat.append(clock() - t0)
+        spent += lat[-1]
+        if budget is not None and spent >= budget:
+            break
     return lat
 
 
@@ -91,7 +98,8 @@ def run(engine, plan, work, ctl, res):
                 spread = per_call == 1 and isinstance(items[0], list)
                 if phase == "reads":
                     timed(getattr(eng, op), items[: plan["warmup"]], spread)  # warm caches, untimed
-                ops[op] = workload.summarize(timed(getattr(eng, op), items, spread), per_call)
+                budget = plan.get("read_budget_s") if phase == "reads" else None
+                ops[op] = workload.summarize(timed(getattr(eng, op), items, spread, budget), per_call)
                 if op == "upsert_batch" and eng.edge_count() != plan["edges_after_upserts"]:
                     res.update(status="wrong", reason=f"{eng.edge_count()} edges after the upserts, expected {plan['edges_after_upserts']}")
                     return

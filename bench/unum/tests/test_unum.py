@@ -181,6 +181,18 @@ def test_summarize_percentiles_and_rates():
     assert b["items"] == 1000 and b["ops_per_s"] == pytest.approx(250_000)
 
 
+def test_read_budget_stops_early_and_keeps_every_item_without_it():
+    import time
+
+    import worker
+
+    seen = []
+    slow = lambda x: (seen.append(x), time.sleep(0.01))  # noqa: E731
+    lat = worker.timed(slow, list(range(100)), False, budget_s=0.05)
+    assert 4 <= len(lat) < 20 and seen == list(range(len(lat)))  # a prefix, stopped near the budget
+    assert len(worker.timed(lambda a, b: None, [[1, 2]] * 50, True)) == 50
+
+
 def test_ratio_and_format():
     assert workload.ratio(200.0, 100.0) == 2.0
     assert workload.ratio(50.0, 100.0) == 0.5
