@@ -56,8 +56,8 @@ WORKLOADS = {
     "retrieval": Workload(
         "retrieval", "the study's Q1-Q7 mix from Python in-process, 1 and 2 threads, 2 processes",
         ["hopdb", "sqlite", "networkx", "kuzu", "neo4j", "postgres", "cozo", "falkordb"],
-        quick=["--scale", "0.1", "--queries", "3000", "--warmup", "300", "--max-seconds", "10", "--check", "20"],
-        full=["--scale", "1", "--max-seconds", "20"]),
+        quick=["--scale", "0.1", "--queries", "2000", "--warmup", "200", "--max-seconds", "5", "--check", "20"],
+        full=["--scale", "1", "--queries", "200000", "--warmup", "10000", "--max-seconds", "20"]),
     "sweep": Workload(
         "sweep", "Q1-Q7 and the LightRAG call mix at 1, 10 and 50 clients; 256 MB memory-capped run",
         ["hopdb", "postgres", "sqlite", "falkordb", "neo4j", "networkx", "kuzu", "cozo"],

@@ -42,8 +42,13 @@ def hopdb_cmd(binary, name, d, keys, rounds, batch, probes):
 
 def ldb_files(d):
     """(SST files, their bytes, WAL bytes, directory bytes) of a LevelDB directory."""
-    names = os.listdir(d)
-    size = {n: os.path.getsize(os.path.join(d, n)) for n in names}
+    size = {}
+    for n in os.listdir(d):
+        try:
+            size[n] = os.path.getsize(os.path.join(d, n))
+        except FileNotFoundError:  # deleted by a background compaction since the listing
+            pass
+    names = list(size)
     tables = [n for n in names if n.endswith((".ldb", ".sst"))]
     return {
         "sst_files": len(tables),

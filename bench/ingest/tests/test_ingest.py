@@ -126,3 +126,20 @@ def test_ingest_table_ratios():
     rows = run.ingest_table(recs)[2:]
     assert "1.50x" in rows[1]  # 2 cores over 1 core
     assert "3.00x (vs batch)" in rows[2]  # HopDB 150 over SQLite 50
+
+
+def test_ldb_files_skips_a_file_deleted_while_listing(tmp_path, monkeypatch):
+    import compaction
+
+    for name, size in (("000001.ldb", 10), ("000002.ldb", 20), ("000003.log", 5)):
+        (tmp_path / name).write_bytes(b"x" * size)
+    real = os.path.getsize
+
+    def vanishing(p):  # a background compaction removes 000001.ldb after the listing
+        if p.endswith("000001.ldb"):
+            raise FileNotFoundError(p)
+        return real(p)
+
+    monkeypatch.setattr(compaction.os.path, "getsize", vanishing)
+    got = compaction.ldb_files(str(tmp_path))
+    assert got == {"sst_files": 1, "sst_bytes": 20, "wal_bytes": 5, "dir_bytes": 25}
