@@ -56,7 +56,7 @@ WORKLOADS = {
     "retrieval": Workload(
         "retrieval", "the study's Q1-Q7 mix from Python in-process, 1 and 2 threads, 2 processes",
         ["hopdb", "sqlite", "networkx", "kuzu", "neo4j", "postgres", "cozo", "falkordb"],
-        quick=["--scale", "0.1", "--queries", "2000", "--warmup", "200", "--max-seconds", "5", "--check", "20"],
+        quick=["--scale", "0.1", "--queries", "2000", "--warmup", "200", "--max-seconds", "5", "--check", "20", "--variant-trial", "50"],
         full=["--scale", "1", "--queries", "200000", "--warmup", "10000", "--max-seconds", "20"]),
     "sweep": Workload(
         "sweep", "Q1-Q7 and the LightRAG call mix at 1, 10 and 50 clients; 256 MB memory-capped run",
@@ -65,7 +65,7 @@ WORKLOADS = {
     "deep": Workload(
         "deep", "Q8 (1..4 hops, LIMIT 100) and Q11 (shortest path) with a per-query timeout",
         ["hopdb", "hopdb-store", "networkx", "postgres", "sqlite", "kuzu", "falkordb", "cozo", "neo4j"],
-        quick=["--scale", "0.1", "--seeds", "50", "--warmup", "10", "--slow-seeds", "10"], full=["--scale", "1", "--seeds", "250", "--warmup", "25"],
+        quick=["--scale", "0.1", "--seeds", "30", "--warmup", "10", "--slow-seeds", "5"], full=["--scale", "1", "--seeds", "250", "--warmup", "25"],
         report="deep.md", jsonl="deep.jsonl"),
     "unum": Workload(
         "unum", "the UnumDB suite on real graphs: edge lookups, neighbours, degrees, edge upserts and removals",

@@ -17,10 +17,10 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 # The algorithm tests cross-check against NetworkX and igraph (pinned versions).
-if ! python3 -c "import networkx, igraph, leidenalg, pyarrow, polars, lightrag" >/dev/null 2>&1; then
+if ! python3 -c "import networkx, igraph, leidenalg, pyarrow, polars, lightrag, kuzu, cozo_embedded" >/dev/null 2>&1; then
   echo "setup: installing Python test references (scripts/requirements-test.txt)" >&2
   python3 -m pip install -q -r "$(dirname "$0")/requirements-test.txt" 2>&1 | grep -v "as the 'root' user" >&2 || true
-  python3 -c "import networkx, igraph, leidenalg, pyarrow, polars, lightrag"
+  python3 -c "import networkx, igraph, leidenalg, pyarrow, polars, lightrag, kuzu, cozo_embedded"
 fi
 # The Python package: one wheel, built with the shared release profile (RocksDB compiled once
 # for tests, CLI and wheel), then installed for python3. Elsewhere: `cd python && maturin build

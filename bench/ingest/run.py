@@ -44,7 +44,7 @@ RUNS = [("hopdb", "row"), ("hopdb", "batch"), ("hopdb", "arrow"), ("hopdb", "pol
 HOPDB_PEER_MODE = {("sqlite", "row"): "row", ("sqlite", "batch"): "batch", ("kuzu", "arrow"): "arrow",
                    ("kuzu", "polars"): "polars", ("arcadedb", "batch"): "arrow"}
 PROFILES = {
-    "quick": {"ns": [10_000, 100_000], "row_cap": 5, "reps": 10, "keys": 20_000, "rounds": 3, "probes": 10_000},
+    "quick": {"ns": [10_000, 50_000], "row_cap": 5, "reps": 10, "keys": 20_000, "rounds": 3, "probes": 10_000},
     "full": {"ns": [10_000, 100_000, 1_000_000], "row_cap": 20, "reps": 20, "keys": 200_000, "rounds": 5, "probes": 20_000},
 }
 CORES = {1: "0", 2: "0,1"}
@@ -360,7 +360,7 @@ def report(out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", choices=sorted(PROFILES), default="quick", help="quick: N 10K,100K, 20K keys x 3 rounds; full: N up to 1M, 200K keys x 5 rounds")
+    ap.add_argument("--profile", choices=sorted(PROFILES), default="quick", help="quick: N 10K,50K, 20K keys x 3 rounds; full: N up to 1M, 200K keys x 5 rounds")
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated subset of " + ",".join(ENGINES))
     ap.add_argument("--parts", default="ingest,compaction", help="ingest (with the traversals), compaction")
     ap.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "ingest"), help="results directory")

@@ -105,6 +105,95 @@ class CypherLightRAG:
         return bool(self.run(CYPHER["has_node"], {"id": e}, False)[0][0])
 
 
+def _kuzu_str(s):
+    """A Cypher string literal: Kuzu plans `n.id = $x` as a scan, a literal id uses the primary-key
+    index (bench/retrieval's finding), so the reads inline the id."""
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+class KuzuLightRAG:
+    """The five calls in Kuzu's Cypher on bench/import's node and rel tables (Entity; only
+    MENTIONS, Chunk -> Entity, touches an entity), the database opened read-write, one Connection
+    per thread. Kuzu commits each write transaction with a WAL sync."""
+
+    def __init__(self, db, props):
+        import kuzu
+
+        self.db, self.props = db, props
+        self.con = kuzu.Connection(db)
+
+    def fork(self):
+        return KuzuLightRAG(self.db, self.props)
+
+    def release(self):
+        self.con.close()
+
+    def _rows(self, q, params=None):
+        return (self.con.execute(q, params) if params else self.con.execute(q)).get_all()
+
+    def get_node(self, e):
+        rows = self._rows(f"MATCH (n:Entity) WHERE n.id = {_kuzu_str(e)} RETURN " + ", ".join(f"n.{p}" for p in ENTITY_PROPS))
+        return dict(zip(ENTITY_PROPS, rows[0])) if rows else None
+
+    def get_node_edges(self, e):
+        return [tuple(r) for r in self._rows(f"MATCH (c:Chunk)-[:MENTIONS]->(n:Entity) WHERE n.id = {_kuzu_str(e)} RETURN c.id, n.id")] or None
+
+    def upsert_node(self, e):
+        sets = ", ".join(f"n.{p} = ${p}" for p in ENTITY_PROPS)
+        self._rows(f"MERGE (n:Entity {{id: {_kuzu_str(e)}}}) SET {sets}", {p: self.props[e][p] for p in ENTITY_PROPS})
+
+    def node_degree(self, e):
+        return self._rows(f"MATCH (c:Chunk)-[r:MENTIONS]->(n:Entity) WHERE n.id = {_kuzu_str(e)} RETURN count(r)")[0][0]
+
+    def has_node(self, e):
+        return bool(self._rows(f"MATCH (n:Entity) WHERE n.id = {_kuzu_str(e)} RETURN count(n) > 0")[0][0])
+
+
+COZO = {
+    "get_node": "?[" + ", ".join(ENTITY_PROPS) + "] := *entities{id: $id, " + ", ".join(ENTITY_PROPS) + "}",
+    "get_node_edges": "?[c, e] := *mentions:by_dst{dst: $id, src: c}, e = $id",
+    "upsert_node": "?[id, " + ", ".join(ENTITY_PROPS) + "] <- [[$id, " + ", ".join(f"${p}" for p in ENTITY_PROPS) + "]]\n"
+    ":put entities {id => " + ", ".join(ENTITY_PROPS) + "}",
+    "node_degree": "?[count(c)] := *mentions:by_dst{dst: $id, src: c}",
+    "has_node": "?[id] := id = $id, *entities{id}",
+}
+
+
+class CozoLightRAG:
+    """The five calls in CozoScript on bench/import's stored relations (entities keyed by id,
+    mentions keyed (src, dst) with its :by_dst index), $parameters; one database object shared by
+    the threads (it is thread-safe; Cozo allows one process per database)."""
+
+    def __init__(self, db, props):
+        self.db, self.props = db, props
+
+    def fork(self):
+        return self
+
+    def release(self):
+        pass
+
+    def _rows(self, kind, params, read=True):
+        return self.db.run_script(COZO[kind], params, read)["rows"]
+
+    def get_node(self, e):
+        rows = self._rows("get_node", {"id": e})
+        return dict(zip(ENTITY_PROPS, rows[0])) if rows else None
+
+    def get_node_edges(self, e):
+        return [tuple(r) for r in self._rows("get_node_edges", {"id": e})] or None
+
+    def upsert_node(self, e):
+        self._rows("upsert_node", dict({p: self.props[e][p] for p in ENTITY_PROPS}, id=e), False)
+
+    def node_degree(self, e):
+        rows = self._rows("node_degree", {"id": e})
+        return rows[0][0] if rows else 0
+
+    def has_node(self, e):
+        return bool(self._rows("has_node", {"id": e}))
+
+
 def reference(entity_props, kg, e):
     """{call: expected answer} of one entity from the CSV files (JSON-able): entity_props[e] (its
     properties), kg a bench/retrieval reference KG (MENTIONS is the only edge type that touches

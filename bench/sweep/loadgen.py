@@ -38,6 +38,17 @@ def available():
     return None
 
 
+def drives(engine, help_text=None):
+    """Whether the binary's `check --help` lists `engine` among --engine's values (asking a server
+    address where nothing listens would cost a client's whole connect-retry time)."""
+    if help_text is None:
+        help_text = subprocess.run([binary(), "check", "--help"], capture_output=True, text=True, timeout=30).stdout
+    for line in help_text.splitlines():
+        if line.strip().startswith("--engine"):
+            return engine in [v.strip() for v in line.split(">", 1)[-1].split("|")]
+    return False
+
+
 def run_command(engine, target, queries, mix, clients, ramp_s, window_s, out, data=None, memory_mb=None, timeout_ms=None, user=None, password=None):
     cmd = [binary(), "run", "--engine", engine, "--target", target, "--queries", queries, "--mix", mix, "--clients", str(clients),
            "--ramp-s", f"{ramp_s:g}", "--window-s", f"{window_s:g}", "--out", out]  # fmt: skip

@@ -42,7 +42,6 @@ FALLBACK_PY = {"neo4j", "falkordb"}  # measured from Python when hopdb-loadgen c
 LOADGEN_CLIENT = "hopdb-loadgen (Rust, one OS thread per client)"
 PY_CLIENT = "Python threads (pyclient.py; the GIL serialises them)"
 CAP_MB, LOADGEN_MEMORY_MB = 256, 200
-PROBE_TARGET = {"falkordb": "redis://127.0.0.1:1/kg", "neo4j": "bolt://127.0.0.1:1"}  # nothing listens on port 1
 UNSUPPORTED = re.compile(r"not (yet )?supported|unsupported|invalid value|unknown engine", re.I)
 
 log = sweep_report.log
@@ -139,11 +138,8 @@ def note_wrong(e, checks, wrong):
 
 def loadgen_engine(e, data, cache, qpath, a, lines, wrong, head):
     """Check the answers, then every mix x clients with the native load generator."""
-    if e in PROBE_TARGET:  # ask before starting its server: does the load generator know the engine?
-        try:
-            run_loadgen(loadgen.check_command(e, PROBE_TARGET[e], qpath, os.devnull), 60)
-        except RuntimeError:
-            pass  # it knows it (and could not reach the probe's address)
+    if e in FALLBACK_PY and not loadgen.drives(e):  # ask before starting its server
+        raise Unsupported(f"`{loadgen.binary()} check --help` does not list {e} among its engines")
     target, eng, notes = open_target(e, data, cache)
     try:
         checks = loadgen_check(e, target, qpath, os.path.join(a.work, f"{e}.check"))

@@ -23,6 +23,7 @@ from .base import MAX_HOPS, Q8_HOPS, Q8_LIMIT, Engine, QueryTimeout, Ready, load
 
 class Kuzu(Engine):
     name = "kuzu"
+    read_only = True  # the kept database is shared by the workloads; the sweep's LightRAG mix writes
 
     def __init__(self, params=False):
         self.params = params
@@ -55,12 +56,12 @@ class Kuzu(Engine):
             info = {"load_s": load_s, "nodes": res["nodes"], "edges": res["edges"], "notes": res.get("notes", "")}
             ready.set(info)
         t = time.perf_counter()
-        self.db = kuzu.Database(path, read_only=True)
+        self.db = kuzu.Database(path, read_only=self.read_only)
         self.con = kuzu.Connection(self.db)
         self.timeout_ms = None
         open_s = time.perf_counter() - t
         how = "$parameters" if self.params else "literal ids (primary-key index)"
-        return {"load_s": load_s, "cached_load": info, "open_s": open_s, "notes": f"Cypher, {how}; read-only database; set_query_timeout"}
+        return {"load_s": load_s, "cached_load": info, "open_s": open_s, "notes": f"Cypher, {how}; {'read-only' if self.read_only else 'read-write'} database; set_query_timeout"}
 
     def _run(self, q, params, timeout_ms):
         if timeout_ms != self.timeout_ms:

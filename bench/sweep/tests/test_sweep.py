@@ -104,6 +104,53 @@ def test_lightrag_check_of_the_load_generator_answers():
     assert lightrag_mix.check_answer("get_node", None, None) is None and lightrag_mix.check_answer("get_node", None, want["get_node"])
 
 
+LR_ENTITIES = {"ent-1": {"canonical_title": "E1", "entity_type": "person"}, "ent-2": {"canonical_title": "It's E2", "entity_type": "place"}}
+LR_EXPECTED = [["ent-1", {"get_node": LR_ENTITIES["ent-1"], "get_node_edges": [["chunk-1", "ent-1"], ["chunk-2", "ent-1"]], "node_degree": 2, "has_node": True}],
+               ["ent-2", {"get_node": LR_ENTITIES["ent-2"], "get_node_edges": [], "node_degree": 0, "has_node": True}]]  # fmt: skip
+
+
+def _lightrag_adapter_round(client):
+    """The reads answer right, upserts keep the data, a wrong answer is caught."""
+    assert lightrag_mix.check(client, LR_EXPECTED) == []
+    for e in LR_ENTITIES:
+        client.fork().upsert_node(e)
+    assert lightrag_mix.check(client, LR_EXPECTED) == []
+    wrong = copy.deepcopy(LR_EXPECTED)
+    wrong[0][1]["node_degree"] = 3
+    assert [p["kind"] for p in lightrag_mix.check(client, wrong)] == ["node_degree"]
+
+
+def test_kuzu_lightrag_calls(tmp_path):
+    import kuzu
+
+    db = kuzu.Database(str(tmp_path / "kg.kuzu"))
+    con = kuzu.Connection(db)
+    con.execute("CREATE NODE TABLE Entity(id STRING PRIMARY KEY, canonical_title STRING, entity_type STRING)")
+    con.execute("CREATE NODE TABLE Chunk(id STRING PRIMARY KEY)")
+    con.execute("CREATE REL TABLE MENTIONS(FROM Chunk TO Entity)")
+    for e, p in LR_ENTITIES.items():
+        con.execute("CREATE (:Entity {id: $id, canonical_title: $t, entity_type: $ty})", {"id": e, "t": p["canonical_title"], "ty": p["entity_type"]})
+    for c in ("chunk-1", "chunk-2", "chunk-3"):
+        con.execute("CREATE (:Chunk {id: $id})", {"id": c})
+    for c in ("chunk-1", "chunk-2"):
+        con.execute("MATCH (c:Chunk), (e:Entity) WHERE c.id = $c AND e.id = 'ent-1' CREATE (c)-[:MENTIONS]->(e)", {"c": c})
+    con.close()
+    _lightrag_adapter_round(lightrag_mix.KuzuLightRAG(db, LR_ENTITIES))
+
+
+def test_cozo_lightrag_calls():
+    import cozo_embedded
+
+    db = cozo_embedded.CozoDbPy("mem", "", "{}")
+    db.run_script(":create entities {id: String => canonical_title: String?, entity_type: String?}", {}, False)
+    db.run_script(":create mentions {src: String, dst: String}", {}, False)
+    db.run_script("::index create mentions:by_dst {dst, src}", {}, False)
+    rows = [[e, p["canonical_title"], p["entity_type"]] for e, p in LR_ENTITIES.items()]
+    db.run_script("?[id, canonical_title, entity_type] <- $rows :put entities {id => canonical_title, entity_type}", {"rows": rows}, False)
+    db.run_script("?[src, dst] <- [['chunk-1', 'ent-1'], ['chunk-2', 'ent-1']] :put mentions {src, dst}", {}, False)
+    _lightrag_adapter_round(lightrag_mix.CozoLightRAG(db, LR_ENTITIES))
+
+
 # --- the queries file's reference ---------------------------------------------------------
 
 
@@ -255,6 +302,13 @@ def test_run_command_has_the_contract_flags():
 
 
 # --- the report ---------------------------------------------------------------------------
+
+
+def test_drives_reads_the_engine_list_of_the_help():
+    text = "Options:\n      --engine <ENGINE>          hopdb | postgres | sqlite | falkordb | neo4j\n      --target <TARGET>  ...\n"
+    assert loadgen.drives("neo4j", text) and loadgen.drives("hopdb", text)
+    assert not loadgen.drives("kuzu", text) and not loadgen.drives("neo", text)
+    assert not loadgen.drives("neo4j", "Options:\n  --target <TARGET>\n")
 
 
 def test_ratio_maths():
