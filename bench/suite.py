@@ -65,7 +65,7 @@ WORKLOADS = {
     "deep": Workload(
         "deep", "Q8 (1..4 hops, LIMIT 100) and Q11 (shortest path) with a per-query timeout",
         ["hopdb", "hopdb-store", "networkx", "postgres", "sqlite", "kuzu", "falkordb", "cozo", "neo4j"],
-        quick=["--scale", "0.1", "--seeds", "30", "--warmup", "10", "--slow-seeds", "5"], full=["--scale", "1", "--seeds", "250", "--warmup", "25"],
+        quick=["--scale", "0.1", "--seeds", "20", "--warmup", "5", "--slow-seeds", "3"], full=["--scale", "1", "--seeds", "250", "--warmup", "25"],
         report="deep.md", jsonl="deep.jsonl"),
     "unum": Workload(
         "unum", "the UnumDB suite on real graphs: edge lookups, neighbours, degrees, edge upserts and removals",

@@ -33,7 +33,7 @@ import sweep_report  # noqa: E402
 from shared import DEEP, deep_run  # noqa: E402  (bench/retrieval/shared.py)
 
 PROFILES = {
-    "quick": {"scale": 0.1, "cap_scale": 0.1, "ramp_s": 0.5, "window_s": 2.0, "check": 20, "quiet_wait": 5, "warmup_s": 1.0},
+    "quick": {"scale": 0.1, "cap_scale": 0.1, "ramp_s": 0.5, "window_s": 1.5, "check": 20, "quiet_wait": 5, "warmup_s": 1.0},
     "full": {"scale": 1.0, "cap_scale": 10.0, "ramp_s": 3.0, "window_s": 10.0, "check": 50, "quiet_wait": 30, "warmup_s": 10.0},
 }
 ENGINES = ["hopdb", "postgres", "sqlite", "falkordb", "neo4j", "networkx", "kuzu", "cozo"]
@@ -286,7 +286,7 @@ def ensure_queries(data, a, sc):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", choices=list(PROFILES), default="quick", help="quick: S=0.1, ramp 0.5 s, window 2 s; full: S=1 (S=10 capped), ramp 3 s, window 10 s")
+    ap.add_argument("--profile", choices=list(PROFILES), default="quick", help="quick: S=0.1, ramp 0.5 s, window 1.5 s; full: S=1 (S=10 capped), ramp 3 s, window 10 s")
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, from " + ",".join(ENGINES))
     ap.add_argument("--mix", default="retrieval,lightrag", help="retrieval, lightrag or both")
     ap.add_argument("--clients", default="1,10,50", help="the concurrency sweep")
