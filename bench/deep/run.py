@@ -16,7 +16,6 @@ import argparse
 import collections
 import csv
 import datetime
-import importlib.util
 import json
 import math
 import os
@@ -29,7 +28,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-
+sys.path.insert(1, os.path.join(HERE, ".."))
+from benchlib import import_run  # noqa: E402
 from engines.base import MAX_HOPS, Q8_HOPS, Q8_LIMIT  # noqa: E402
 from worker import ENGINES, cache_name  # noqa: E402
 
@@ -59,14 +59,7 @@ STUDY = {
 }
 
 
-def _load_import_run():
-    spec = importlib.util.spec_from_file_location("import_run", os.path.join(HERE, "..", "import", "run.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-IMPORT_RUN = _load_import_run()  # bench/import/run.py: ensure_requirements, ensure_data, wait_quiet, host_info
+IMPORT_RUN = import_run()  # bench/import/run.py: ensure_requirements, ensure_data, wait_quiet, host_info
 
 
 def log(msg):
