@@ -5,7 +5,9 @@ inside every call), and from asyncio: calling directly inside coroutines (the ca
 microseconds) against offloading each to a worker thread (`await g.run(...)`).
 
 usage: python3 bench/python/concurrency.py [--seconds 3]
-Uses the store that bench/deep_rust/run.sh imports (~/.cache/hopdb/bench-data/deep-rust/store).
+Uses an S=1 store made by `hopdb import`: the one bench/deep_rust/run.sh imports
+(~/.cache/hopdb/bench-data/deep-rust/store), else the suite's (bench/deep: .../deep/s1/hopdb/store),
+or --store DIR.
 """
 import argparse
 import asyncio
@@ -16,7 +18,8 @@ from pathlib import Path
 
 import hopdb
 
-STORE = Path.home() / ".cache/hopdb/bench-data/deep-rust/store"
+DATA = Path.home() / ".cache/hopdb/bench-data"
+STORES = [DATA / "deep-rust/store", DATA / "deep/s1/hopdb/store"]
 
 
 def workload(seed):
@@ -87,8 +90,12 @@ async def tasks(g, n, seconds, offload):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--store", help="an S=1 store (default: the first of %s that exists)" % ", ".join(map(str, STORES)))
     a = ap.parse_args()
-    with hopdb.Graph(str(STORE), read_only=True) as g:
+    store = a.store or next((str(s) for s in STORES if s.exists()), None)
+    if store is None:
+        raise SystemExit(f"no S=1 store: run bench/deep_rust/run.sh or bench/deep/run.py first, or pass --store")
+    with hopdb.Graph(store, read_only=True) as g:
         threads(g, 1, 1.0)  # warm the caches
         rows = [
             ("1 thread", threads(g, 1, a.seconds)),

@@ -905,3 +905,48 @@ fn queries_during_a_writer() {
     assert_eq!(writer.join().unwrap(), 3000);
     assert!(grew >= 2, "the readers never overlapped the writer ({queries} queries)");
 }
+
+#[test]
+fn neighbor_lists_on_the_store_tell_deleted_from_isolated() {
+    // No projection: `neighbors_batch` reads the store, resolving keys without the node
+    // records and checking only the nodes that listed nothing.
+    let g = Graph::in_memory();
+    edge(&g, "a", "R", "b");
+    edge(&g, "c", "R", "a");
+    edge(&g, "gone", "R", "a");
+    for k in ["lonely", "gone-lonely"] {
+        g.upsert_node(k, &[], Default::default(), WriteMode::Merge).unwrap();
+    }
+    g.delete_node("gone").unwrap();
+    g.delete_node("gone-lonely").unwrap();
+    let an = Analytics::new(g.clone());
+    let ctrl = Control::default();
+    let ks: Vec<NodeKey> = ["a", "lonely", "gone", "gone-lonely", "ghost", "b"]
+        .map(NodeKey::from)
+        .to_vec();
+    let sets = |limit| -> Vec<Option<HashSet<NodeKey>>> {
+        let got = an.neighbors_batch(&ks, Direction::Both, &None, limit, &ctrl).unwrap();
+        assert!(matches!(got.used, Used::Store), "{:?}", got.used);
+        got.value
+            .into_iter()
+            .map(|l| l.map(|l| l.into_iter().collect()))
+            .collect()
+    };
+    assert_eq!(
+        sets(None),
+        vec![
+            Some(keys(&["b", "c"])),
+            Some(keys(&[])),
+            None,
+            None,
+            None,
+            Some(keys(&["a"]))
+        ]
+    );
+    // LIMIT 0 lists nothing for every node, and still tells live from deleted.
+    let empty = Some(keys(&[]));
+    assert_eq!(
+        sets(Some(0)),
+        vec![empty.clone(), empty.clone(), None, None, None, empty]
+    );
+}

@@ -661,10 +661,7 @@ pub trait GraphRead {
     }
     /// Degrees for many keys; `None` where the node is absent.
     fn degrees_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
-        let g = self.view_guard();
-        let v = g.v();
-        v.warm_ids(keys)?;
-        keys.iter().map(|k| absent_as_none(v.degree(k, dir, ty))).collect()
+        self.view_guard().v().degrees(keys, dir, ty)
     }
     /// Edge lists for many keys; `None` where the node is absent.
     fn edges_batch(
@@ -688,14 +685,7 @@ pub trait GraphRead {
         ty: Option<&str>,
         either_direction: bool,
     ) -> Result<Vec<Option<Edge>>> {
-        let g = self.view_guard();
-        let v = g.v();
-        let ends: Vec<NodeKey> = pairs.iter().flat_map(|(a, b)| [a.clone(), b.clone()]).collect();
-        v.warm_ids(&ends)?;
-        pairs
-            .iter()
-            .map(|(a, b)| v.find_edge(a, b, ty, either_direction))
-            .collect()
+        self.view_guard().v().find_edges(pairs, ty, either_direction)
     }
 }
 

@@ -117,15 +117,26 @@ impl View<'_> {
     /// The raw records of many node ids, in order (`None`: no such live node): one sorted
     /// multi-get, so a batch shares RocksDB's index and filter lookups.
     pub(crate) fn node_values(&self, ids: &[Option<NodeId>]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.values_by_id(Cf::Nodes, ids, |id| id_bytes(id).to_vec())
+    }
+
+    /// The values of family `cf` under `key(id)` for many ids, in order (`None` for a `None`
+    /// id or no value): one multi-get in id order, which is key order for id-keyed families.
+    fn values_by_id(
+        &self,
+        cf: Cf,
+        ids: &[Option<NodeId>],
+        key: impl Fn(NodeId) -> Vec<u8>,
+    ) -> Result<Vec<Option<Vec<u8>>>> {
         let mut want: Vec<(NodeId, usize)> = ids
             .iter()
             .enumerate()
             .filter_map(|(i, id)| id.map(|id| (id, i)))
             .collect();
         want.sort_unstable();
-        let enc: Vec<Vec<u8>> = want.iter().map(|(id, _)| id_bytes(*id).to_vec()).collect();
+        let enc: Vec<Vec<u8>> = want.iter().map(|(id, _)| key(*id)).collect();
         let mut out = vec![None; ids.len()];
-        for ((_, i), v) in want.iter().zip(self.kv.multi_get(Cf::Nodes, &enc)?) {
+        for ((_, i), v) in want.iter().zip(self.kv.multi_get(cf, &enc)?) {
             out[*i] = v;
         }
         Ok(out)
@@ -354,14 +365,9 @@ impl View<'_> {
             .ok_or_else(|| Error::NodeNotFound { key: key.to_string() })?;
         let d = match self.type_filter(ty)? {
             None => Deg::default(),
-            Some(None) => self.deg_counters(id)?.total(),
-            Some(Some(t)) => self.deg_counters(id)?.of_type(t.id),
+            Some(t) => pick_deg(self.deg_counters(id)?, t),
         };
-        let (count, weight_sum) = match dir {
-            Direction::Out => (d.out + d.und, d.out_w + d.und_w),
-            Direction::In => (d.inn + d.und, d.in_w + d.und_w),
-            Direction::Both => (d.out + d.inn + d.und, d.out_w + d.in_w + d.und_w),
-        };
+        let (count, weight_sum) = deg_along(&d, dir);
         if count == 0 && !self.node_live(id)? {
             return Err(Error::NodeNotFound { key: key.to_string() });
         }
@@ -369,6 +375,42 @@ impl View<'_> {
             count: count.max(0) as u64,
             weight_sum,
         })
+    }
+
+    /// [`View::degree`] for many keys (`None`: no such live node): one multi-get for the
+    /// keys' ids and one for their counters, instead of a cold point read per key and family.
+    pub(crate) fn degrees(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
+        let ids = self.node_ids(keys)?;
+        let mut degs: Vec<Deg> = vec![Deg::default(); keys.len()];
+        if let Some(t) = self.type_filter(ty)? {
+            let sets = self.values_by_id(Cf::Deg, &ids, |id| deg_key(id).to_vec())?;
+            for (d, v) in degs.iter_mut().zip(sets) {
+                let set = match v {
+                    Some(v) => DegSet::decode(&v).ok_or_else(|| corrupt_rec("degree counter"))?,
+                    None => DegSet::default(),
+                };
+                *d = pick_deg(set, t);
+            }
+        }
+        let counts: Vec<(i64, f64)> = degs.iter().map(|d| deg_along(d, dir)).collect();
+        // A node without edges may still be deleted (its key mapping stays): check those.
+        let unsure: Vec<Option<NodeId>> = ids
+            .iter()
+            .zip(&counts)
+            .map(|(id, (c, _))| id.filter(|_| *c == 0))
+            .collect();
+        let live = self.node_values(&unsure)?;
+        Ok(ids
+            .iter()
+            .zip(counts)
+            .zip(live)
+            .map(|((id, (count, weight_sum)), rec)| {
+                (id.is_some() && (count != 0 || rec.is_some())).then(|| Degree {
+                    count: count.max(0) as u64,
+                    weight_sum,
+                })
+            })
+            .collect())
     }
 
     /// Finds the stored entry of an edge between two nodes: `src -> dst` (or, with
@@ -450,6 +492,65 @@ impl View<'_> {
                 self.make_edge(me, Side::Out, &a, &v).map(Some)
             }
         }
+    }
+
+    /// [`View::find_edge`] for many pairs. Of one non-multi type (LightRAG's case), every
+    /// probe is a point key: one multi-get for the endpoints' ids and one for the edges,
+    /// instead of cold point reads per pair. Otherwise pair by pair.
+    pub(crate) fn find_edges(
+        &self,
+        pairs: &[(NodeKey, NodeKey)],
+        ty: Option<&str>,
+        either: bool,
+    ) -> Result<Vec<Option<Edge>>> {
+        let t = match ty.map(|name| self.cat.type_named(name)) {
+            Some(Some(t)) if !t.options.multi => t,
+            Some(None) => return Ok(vec![None; pairs.len()]),
+            _ => return pairs.iter().map(|(a, b)| self.find_edge(a, b, ty, either)).collect(),
+        };
+        let ends: Vec<NodeKey> = pairs.iter().flat_map(|(a, b)| [a.clone(), b.clone()]).collect();
+        let ids = self.node_ids(&ends)?;
+        // (edge key, pair index, reversed), sorted for the multi-get.
+        let mut probes: Vec<(Vec<u8>, usize, bool)> = Vec::new();
+        for (i, w) in ids.chunks(2).enumerate() {
+            let (Some(s), Some(d)) = (w[0], w[1]) else { continue };
+            probes.push((adj_key(s, t.id, d, 0).to_vec(), i, false));
+            if either && !t.options.undirected && s != d {
+                probes.push((adj_key(d, t.id, s, 0).to_vec(), i, true));
+            }
+        }
+        probes.sort_unstable();
+        let enc: Vec<Vec<u8>> = probes.iter().map(|(k, _, _)| k.clone()).collect();
+        let (mut fwd, mut rev) = (vec![None; pairs.len()], vec![None; pairs.len()]);
+        for ((_, i, reversed), v) in probes.iter().zip(self.kv.multi_get(Cf::Out, &enc)?) {
+            if *reversed {
+                rev[*i] = v;
+            } else {
+                fwd[*i] = v;
+            }
+        }
+        // The forward direction wins when both exist, as in `locate_edge`.
+        let found = fwd
+            .into_iter()
+            .zip(rev)
+            .map(|(f, r)| f.map(|v| (v, false)).or(r.map(|v| (v, true))));
+        pairs
+            .iter()
+            .zip(ids.chunks(2))
+            .zip(found)
+            .map(|(((src, dst), w), f)| {
+                let Some((v, reversed)) = f else { return Ok(None) };
+                let (s, d) = (w[0].unwrap_or_default(), w[1].unwrap_or_default());
+                let (me, a) = if reversed { (dst, (d, s)) } else { (src, (s, d)) };
+                let key = AdjKey {
+                    node: a.0,
+                    ty: t.id,
+                    nbr: a.1,
+                    eid: 0,
+                };
+                self.make_edge(me, Side::Out, &key, &v).map(Some)
+            })
+            .collect()
     }
 
     pub(crate) fn edge_by_id(&self, id: u64) -> Result<Option<Edge>> {
@@ -572,4 +673,21 @@ pub(crate) fn scan_node_records<T>(
         },
     )?;
     err.map_or(Ok(()), Err)
+}
+
+/// The counters of one type (or all types) from a node's counter set.
+fn pick_deg(set: DegSet, ty: Option<&EdgeType>) -> Deg {
+    match ty {
+        None => set.total(),
+        Some(t) => set.of_type(t.id),
+    }
+}
+
+/// (edge count, weight sum) along `dir`; undirected edges count in every direction.
+fn deg_along(d: &Deg, dir: Direction) -> (i64, f64) {
+    match dir {
+        Direction::Out => (d.out + d.und, d.out_w + d.und_w),
+        Direction::In => (d.inn + d.und, d.in_w + d.und_w),
+        Direction::Both => (d.out + d.inn + d.und, d.out_w + d.in_w + d.und_w),
+    }
 }

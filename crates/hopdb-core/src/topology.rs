@@ -75,15 +75,22 @@ impl ReadTxn {
 
     /// [`ReadTxn::node_id`] for many keys, in two batched reads.
     pub fn node_ids(&self, keys: &[NodeKey]) -> Result<Vec<Option<NodeId>>> {
-        let g = self.view_guard();
-        let v = g.v();
-        let ids = v.node_ids(keys)?;
-        let recs = v.node_values(&ids)?;
-        Ok(ids
-            .into_iter()
-            .zip(recs)
-            .map(|(id, rec)| id.filter(|_| rec.is_some()))
-            .collect())
+        let ids = self.mapped_ids(keys)?;
+        let live = self.live(&ids)?;
+        Ok(ids.into_iter().zip(live).map(|(id, l)| id.filter(|_| l)).collect())
+    }
+
+    /// The ids many keys map to, live or not, in one batched read of the key index (no
+    /// node record read).
+    pub fn mapped_ids(&self, keys: &[NodeKey]) -> Result<Vec<Option<NodeId>>> {
+        self.view_guard().v().node_ids(keys)
+    }
+
+    /// Whether each id is a live node (`None`: false), in one batched read of the records of
+    /// the ids given.
+    pub fn live(&self, ids: &[Option<NodeId>]) -> Result<Vec<bool>> {
+        let recs = self.view_guard().v().node_values(ids)?;
+        Ok(recs.iter().map(Option::is_some).collect())
     }
 
     /// The id `key` maps to, live or not (ids are never reused: decision 0002).

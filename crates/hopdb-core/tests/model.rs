@@ -965,6 +965,40 @@ fn compare<R: GraphRead>(r: &R, m: &Model, keys: &[NodeKey], salt: usize, trace:
         dir,
         ctx()
     );
+    // Typed (the batched counter read), every type including one that does not exist.
+    for ty in TYPES {
+        let want: Vec<Option<Degree>> = keys.iter().map(|k| m.degree(k, dir, Some(ty)).ok()).collect();
+        prop_assert_eq!(
+            r.degrees_batch(keys, dir, Some(ty)).unwrap(),
+            want,
+            "degrees_batch({:?}, {}){}",
+            dir,
+            ty,
+            ctx()
+        );
+    }
+    // Every ordered pair of the keys, both ways of matching, every type (the batched edge
+    // read serves one non-multi type; the others go pair by pair).
+    let pairs: Vec<(NodeKey, NodeKey)> = keys
+        .iter()
+        .flat_map(|a| keys.iter().map(move |b| (a.clone(), b.clone())))
+        .collect();
+    for ty in TYPES {
+        for either in [false, true] {
+            let want: Vec<Option<Edge>> = pairs
+                .iter()
+                .map(|(a, b)| m.edge_between_typed(a, b, ty, either))
+                .collect();
+            prop_assert_eq!(
+                r.edges_between_batch(&pairs, Some(ty), either).unwrap(),
+                want,
+                "edges_between_batch({}, either={}){}",
+                ty,
+                either,
+                ctx()
+            );
+        }
+    }
     let mut got_edges = r.edges_batch(keys, dir, None, None).unwrap();
     for v in got_edges.iter_mut().flatten() {
         sort_edges(v);

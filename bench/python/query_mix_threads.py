@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The study's Q1-Q7 retrieval mix called straight on a `hopdb.Graph`, from 1 and 2 threads,
+without bench/retrieval's per-query timing: what the package itself costs per query, and how
+far two threads get. Used to compare builds of the extension (decision 0013).
+
+usage: python3 bench/python/query_mix_threads.py [--queries 100000] [--reps 3] [--store DIR]
+
+The S=1 store made by `hopdb import` (bench/deep's, else bench/deep_rust's), opened read-only,
+with the projection of every edge type built first (as bench/retrieval's HopDB adapter does).
+Seeds: 500 random chunks, entities and documents (fixed RNG seed); the kinds in the study's
+proportions (Q1 30%, Q2 30%, Q3 20%, Q4 10%, Q5 3%, Q6 4%, Q7 3%). Prints q/s per repetition;
+2 threads split the same sequence.
+"""
+import argparse
+import random
+import threading
+import time
+from pathlib import Path
+
+import hopdb
+
+DATA = Path.home() / ".cache/hopdb/bench-data"
+STORES = [DATA / "deep/s1/hopdb/store", DATA / "deep-rust/store"]
+LIMIT, TOP = 50, 10
+C2C = [("out", "MENTIONS"), ("in", "MENTIONS")]
+E2E = [("in", "MENTIONS"), ("out", "MENTIONS")]
+
+
+def plan(g, n, rng):
+    """n calls (closures) in the study's proportions over pools of existing seeds."""
+    counts = dict(g.labels())
+    pool = lambda prefix, label: [f"{prefix}-{rng.randrange(1, counts[label] + 1)}" for _ in range(500)]
+    chunks, ents, docs = pool("chunk", "Chunk"), pool("ent", "Entity"), pool("doc", "Document")
+    kinds = [
+        (30, lambda c, e, d, es: g.node(c)),
+        (30, lambda c, e, d, es: g.neighbors(c, "out", "MENTIONS", LIMIT)),
+        (20, lambda c, e, d, es: g.neighbors(e, "in", "MENTIONS", LIMIT)),
+        (10, lambda c, e, d, es: g.expand(c, C2C, limit=LIMIT, exclude_seeds=True)),
+        (3, lambda c, e, d, es: g.neighbors(d, "out", "HAS_CHUNK")),
+        (4, lambda c, e, d, es: g.expand_counts(c, C2C, top=TOP, exclude_seeds=True)),
+        (3, lambda c, e, d, es: g.expand(es, E2E, limit=LIMIT)),
+    ]
+    weighted = [f for w, f in kinds for _ in range(w)]
+    return [(rng.choice(weighted), rng.choice(chunks), rng.choice(ents), rng.choice(docs),
+             [rng.choice(ents) for _ in range(5)]) for _ in range(n)]
+
+
+def run(calls):
+    for f, c, e, d, es in calls:
+        f(c, e, d, es)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queries", type=int, default=100_000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--store", help="an S=1 store (default: the first of %s that exists)" % ", ".join(map(str, STORES)))
+    a = ap.parse_args()
+    store = a.store or next((str(s) for s in STORES if s.exists()), None)
+    if store is None:
+        raise SystemExit("no S=1 store: run bench/deep/run.py or bench/deep_rust/run.sh first, or pass --store")
+    with hopdb.Graph(store, read_only=True) as g:
+        g.project()
+        calls = plan(g, a.queries, random.Random(5))
+        run(calls[: a.queries // 10])  # warm-up
+        for threads in (1, 2):
+            for _ in range(a.reps):
+                parts = [calls[i::threads] for i in range(threads)]
+                ts = [threading.Thread(target=run, args=(p,)) for p in parts]
+                t0 = time.perf_counter()
+                for t in ts:
+                    t.start()
+                for t in ts:
+                    t.join()
+                print(f"{threads} thread{'s' * (threads > 1)}: {len(calls) / (time.perf_counter() - t0):,.0f} q/s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
