@@ -3,13 +3,13 @@
 without bench/retrieval's per-query timing: what the package itself costs per query, and how
 far two threads get. Used to compare builds of the extension (decision 0013).
 
-usage: python3 bench/python/query_mix_threads.py [--queries 100000] [--reps 3] [--store DIR]
+usage: python3 bench/python/query_mix_threads.py [--queries 100000] [--reps 3] [--only q1] [--store DIR]
 
 The S=1 store made by `hopdb import` (bench/deep's, else bench/deep_rust's), opened read-only,
 with the projection of every edge type built first (as bench/retrieval's HopDB adapter does).
 Seeds: 500 random chunks, entities and documents (fixed RNG seed); the kinds in the study's
-proportions (Q1 30%, Q2 30%, Q3 20%, Q4 10%, Q5 3%, Q6 4%, Q7 3%). Prints q/s per repetition;
-2 threads split the same sequence.
+proportions (Q1 30%, Q2 30%, Q3 20%, Q4 10%, Q5 3%, Q6 4%, Q7 3%), or one kind alone with
+--only. Prints q/s per repetition; 2 threads split the same sequence.
 """
 import argparse
 import random
@@ -26,8 +26,9 @@ C2C = [("out", "MENTIONS"), ("in", "MENTIONS")]
 E2E = [("in", "MENTIONS"), ("out", "MENTIONS")]
 
 
-def plan(g, n, rng):
-    """n calls (closures) in the study's proportions over pools of existing seeds."""
+def plan(g, n, rng, only=None):
+    """n calls (closures) in the study's proportions over pools of existing seeds (of kind
+    `only` alone when given: "q1".."q7")."""
     counts = dict(g.labels())
     pool = lambda prefix, label: [f"{prefix}-{rng.randrange(1, counts[label] + 1)}" for _ in range(500)]
     chunks, ents, docs = pool("chunk", "Chunk"), pool("ent", "Entity"), pool("doc", "Document")
@@ -40,7 +41,8 @@ def plan(g, n, rng):
         (4, lambda c, e, d, es: g.expand_counts(c, C2C, top=TOP, exclude_seeds=True)),
         (3, lambda c, e, d, es: g.expand(es, E2E, limit=LIMIT)),
     ]
-    weighted = [f for w, f in kinds for _ in range(w)]
+    picked = [kinds[int(only[1:]) - 1]] if only else kinds
+    weighted = [f for w, f in picked for _ in range(w)]
     return [(rng.choice(weighted), rng.choice(chunks), rng.choice(ents), rng.choice(docs),
              [rng.choice(ents) for _ in range(5)]) for _ in range(n)]
 
@@ -54,6 +56,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--queries", type=int, default=100_000)
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", choices=[f"q{i}" for i in range(1, 8)], help="one query kind alone")
     ap.add_argument("--store", help="an S=1 store (default: the first of %s that exists)" % ", ".join(map(str, STORES)))
     a = ap.parse_args()
     store = a.store or next((str(s) for s in STORES if s.exists()), None)
@@ -61,7 +64,7 @@ def main():
         raise SystemExit("no S=1 store: run bench/deep/run.py or bench/deep_rust/run.sh first, or pass --store")
     with hopdb.Graph(store, read_only=True) as g:
         g.project()
-        calls = plan(g, a.queries, random.Random(5))
+        calls = plan(g, a.queries, random.Random(5), a.only)
         run(calls[: a.queries // 10])  # warm-up
         for threads in (1, 2):
             for _ in range(a.reps):

@@ -230,31 +230,55 @@ fn value_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
     }
 }
 
+/// Python strs for property names, labels and edge types, made once: a store has few distinct
+/// names, and a str that already exists skips an allocation (and, as a dict key, a hash).
+/// +4% on `node()` of a cached chunk (decision 0013).
+static NAMES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<String, Py<PyString>>>> =
+    std::sync::OnceLock::new();
+/// Names beyond this many are made afresh each time (a store with open-ended names).
+const NAMES_MAX: usize = 4096;
+
+fn name_py(py: Python<'_>, name: &str) -> Py<PyString> {
+    let names = NAMES.get_or_init(Default::default);
+    let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = names.get(name) {
+        return s.clone_ref(py);
+    }
+    let s = PyString::new(py, name).unbind();
+    if names.len() < NAMES_MAX {
+        names.insert(name.to_owned(), s.clone_ref(py));
+    }
+    s
+}
+
 fn props_py(py: Python<'_>, p: &BTreeMap<String, Value>) -> PyResult<Py<PyAny>> {
     let d = PyDict::new(py);
     for (k, v) in p {
-        d.set_item(k, value_py(py, v)?)?;
+        d.set_item(name_py(py, k), value_py(py, v)?)?;
     }
     d.into_py_any(py)
 }
 
 fn node_py(py: Python<'_>, n: &Node) -> PyResult<Py<PyAny>> {
     let d = PyDict::new(py);
-    d.set_item("key", key_py(py, &n.key)?)?;
-    d.set_item("labels", PyList::new(py, &n.labels)?)?;
-    d.set_item("props", props_py(py, &n.props)?)?;
+    d.set_item(pyo3::intern!(py, "key"), key_py(py, &n.key)?)?;
+    d.set_item(
+        pyo3::intern!(py, "labels"),
+        PyList::new(py, n.labels.iter().map(|l| name_py(py, l)))?,
+    )?;
+    d.set_item(pyo3::intern!(py, "props"), props_py(py, &n.props)?)?;
     d.into_py_any(py)
 }
 
 fn edge_py(py: Python<'_>, e: &Edge) -> PyResult<Py<PyAny>> {
     let d = PyDict::new(py);
-    d.set_item("src", key_py(py, &e.src)?)?;
-    d.set_item("type", &*e.ty)?;
-    d.set_item("dst", key_py(py, &e.dst)?)?;
-    d.set_item("weight", e.weight)?;
-    d.set_item("props", props_py(py, &e.props)?)?;
+    d.set_item(pyo3::intern!(py, "src"), key_py(py, &e.src)?)?;
+    d.set_item(pyo3::intern!(py, "type"), name_py(py, &e.ty))?;
+    d.set_item(pyo3::intern!(py, "dst"), key_py(py, &e.dst)?)?;
+    d.set_item(pyo3::intern!(py, "weight"), e.weight)?;
+    d.set_item(pyo3::intern!(py, "props"), props_py(py, &e.props)?)?;
     if e.id != 0 {
-        d.set_item("id", e.id)?;
+        d.set_item(pyo3::intern!(py, "id"), e.id)?;
     }
     d.into_py_any(py)
 }
