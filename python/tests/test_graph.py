@@ -130,6 +130,32 @@ def test_durable_across_reopen_and_one_writer(tmp_path):
         assert g.path == path
 
 
+def _forked_child(path, conn):
+    # Runs in a forked child: the extension (and its allocator) was loaded by the parent.
+    with hopdb.Graph(path) as g:
+        for i in range(2000):
+            g.upsert_node(f"k{i}", ["L"], {"text": "x" * (i % 300)})
+        conn.send((g.node_count(), g.node("k1999")["props"]["text"]))
+
+
+def test_a_forked_child_can_use_the_package(tmp_path):
+    """Servers (gunicorn, LightRAG's) import in a parent and fork workers: the child must be
+    able to open a store and allocate freely after the parent used the package."""
+    import multiprocessing
+
+    with hopdb.Graph() as g:  # the parent allocates through the extension first
+        g.upsert_edge("a", "R", "b", None, {"p": "v" * 100})
+        assert g.node("a")["key"] == "a"
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe()
+    p = ctx.Process(target=_forked_child, args=(str(tmp_path / "store"), child))
+    p.start()
+    assert parent.poll(60), "the forked child did not answer"
+    assert parent.recv() == (2000, "x" * (1999 % 300))
+    p.join(10)
+    assert p.exitcode == 0
+
+
 WRITER = """
 import hopdb, sys
 g = hopdb.Graph(sys.argv[1])
