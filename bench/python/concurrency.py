@@ -94,7 +94,7 @@ def main():
     a = ap.parse_args()
     store = a.store or next((str(s) for s in STORES if s.exists()), None)
     if store is None:
-        raise SystemExit(f"no S=1 store: run bench/deep_rust/run.sh or bench/deep/run.py first, or pass --store")
+        raise SystemExit("no S=1 store: run bench/deep_rust/run.sh or bench/deep/run.py first, or pass --store")
     with hopdb.Graph(store, read_only=True) as g:
         threads(g, 1, 1.0)  # warm the caches
         rows = [

@@ -564,32 +564,31 @@ impl Analytics {
         let src = self.source(&txn, types, Via::Auto, true, ctrl)?;
         let adj = src.adjacency(&txn, types);
         let limit = limit.unwrap_or(usize::MAX);
-        let value = if let Source::Store = src {
-            // Keys to ids without reading the node records (the largest family, a cold read
-            // per key); a node with edges is live (a delete removes its edges in the same
-            // batch), so only those that listed nothing are checked, in one batched read.
-            let ids = txn.mapped_ids(keys)?;
-            let mut lists: Vec<Option<Vec<NodeKey>>> = ids
+        // On the store, keys map to ids without reading the node records (the largest family,
+        // a cold read per key); a node with edges is live (a delete removes its edges in the
+        // same batch), so only those that listed nothing are checked, in one batched read.
+        let on_store = matches!(src, Source::Store);
+        let starts = if on_store {
+            txn.mapped_ids(keys)?
+        } else {
+            src.starts(&txn, keys)?
+        };
+        let mut value: Vec<Option<Vec<NodeKey>>> = starts
+            .iter()
+            .map(|u| u.map(|u| point::neighbors(&*adj, u, dir, limit)).transpose())
+            .collect::<Result<_>>()?;
+        if on_store {
+            let unsure: Vec<Option<u64>> = starts
                 .iter()
-                .map(|u| u.map(|u| point::neighbors(&*adj, u, dir, limit)).transpose())
-                .collect::<Result<_>>()?;
-            let unsure: Vec<Option<u64>> = ids
-                .iter()
-                .zip(&lists)
+                .zip(&value)
                 .map(|(u, l)| u.filter(|_| l.as_ref().is_some_and(Vec::is_empty)))
                 .collect();
-            for ((list, u), live) in lists.iter_mut().zip(&unsure).zip(txn.live(&unsure)?) {
+            for ((list, u), live) in value.iter_mut().zip(&unsure).zip(txn.live(&unsure)?) {
                 if u.is_some() && !live {
                     *list = None;
                 }
             }
-            lists
-        } else {
-            src.starts(&txn, keys)?
-                .into_iter()
-                .map(|u| u.map(|u| point::neighbors(&*adj, u, dir, limit)).transpose())
-                .collect::<Result<_>>()?
-        };
+        }
         Ok(Answer {
             value,
             used: src.used(),

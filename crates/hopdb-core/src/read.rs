@@ -381,18 +381,17 @@ impl View<'_> {
     /// keys' ids and one for their counters, instead of a cold point read per key and family.
     pub(crate) fn degrees(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
         let ids = self.node_ids(keys)?;
-        let mut degs: Vec<Deg> = vec![Deg::default(); keys.len()];
+        let mut counts: Vec<(i64, f64)> = vec![(0, 0.0); keys.len()];
         if let Some(t) = self.type_filter(ty)? {
             let sets = self.values_by_id(Cf::Deg, &ids, |id| deg_key(id).to_vec())?;
-            for (d, v) in degs.iter_mut().zip(sets) {
+            for (c, v) in counts.iter_mut().zip(sets) {
                 let set = match v {
                     Some(v) => DegSet::decode(&v).ok_or_else(|| corrupt_rec("degree counter"))?,
                     None => DegSet::default(),
                 };
-                *d = pick_deg(set, t);
+                *c = deg_along(&pick_deg(set, t), dir);
             }
         }
-        let counts: Vec<(i64, f64)> = degs.iter().map(|d| deg_along(d, dir)).collect();
         // A node without edges may still be deleted (its key mapping stays): check those.
         let unsure: Vec<Option<NodeId>> = ids
             .iter()
@@ -520,13 +519,13 @@ impl View<'_> {
             }
         }
         probes.sort_unstable();
-        let enc: Vec<Vec<u8>> = probes.iter().map(|(k, _, _)| k.clone()).collect();
+        let (enc, at): (Vec<Vec<u8>>, Vec<(usize, bool)>) = probes.into_iter().map(|(k, i, r)| (k, (i, r))).unzip();
         let (mut fwd, mut rev) = (vec![None; pairs.len()], vec![None; pairs.len()]);
-        for ((_, i, reversed), v) in probes.iter().zip(self.kv.multi_get(Cf::Out, &enc)?) {
-            if *reversed {
-                rev[*i] = v;
+        for ((i, reversed), v) in at.into_iter().zip(self.kv.multi_get(Cf::Out, &enc)?) {
+            if reversed {
+                rev[i] = v;
             } else {
-                fwd[*i] = v;
+                fwd[i] = v;
             }
         }
         // The forward direction wins when both exist, as in `locate_edge`.
