@@ -160,7 +160,8 @@ def __dir__() -> list[str]:
 # ---- open stores, shared per process -------------------------------------------------------
 
 _stores_lock = threading.Lock()
-_stores: dict[str, tuple[hopdb.Graph, int]] = {}
+#: path -> (store, use count, the thread warming its key index).
+_stores: dict[str, tuple[hopdb.Graph, int, threading.Thread]] = {}
 
 
 def _acquire(path: str, memory_mb: Optional[float] = None) -> hopdb.Graph:
@@ -168,8 +169,8 @@ def _acquire(path: str, memory_mb: Optional[float] = None) -> hopdb.Graph:
     and memtables), its use count raised."""
     with _stores_lock:
         if path in _stores:
-            g, n = _stores[path]
-            _stores[path] = (g, n + 1)
+            g, n, warm = _stores[path]
+            _stores[path] = (g, n + 1, warm)
             return g
         g = hopdb.Graph(path, memory_mb=memory_mb)
         try:
@@ -177,8 +178,21 @@ def _acquire(path: str, memory_mb: Optional[float] = None) -> hopdb.Graph:
         except BaseException:
             g.close()
             raise
-        _stores[path] = (g, 1)
+        # LightRAG's query path reads nodes by name in batches of random keys: with every key
+        # in memory, each costs one storage lookup instead of two (about 0.5 s a million keys,
+        # off the event loop; queries meanwhile fill the index as they go).
+        warm = threading.Thread(target=_warm_key_index, args=(g,), name="hopdb-key-index", daemon=True)
+        warm.start()
+        _stores[path] = (g, 1, warm)
         return g
+
+
+def _warm_key_index(g: hopdb.Graph) -> None:
+    try:
+        n = g.warm_key_index()
+        logger.debug(f"HopDB: {n} keys of {g.path} indexed in memory")
+    except hopdb.Error as e:  # only speed is at stake: reads fall back to the store
+        logger.warning(f"HopDB: warming the key index of {g.path} failed: {e}")
 
 
 def _release(path: str) -> None:
@@ -186,11 +200,12 @@ def _release(path: str) -> None:
     with _stores_lock:
         if path not in _stores:
             return
-        g, n = _stores[path]
+        g, n, warm = _stores[path]
         if n > 1:
-            _stores[path] = (g, n - 1)
+            _stores[path] = (g, n - 1, warm)
             return
         del _stores[path]
+    warm.join()  # the store closes only after the warm-up's scan has let go of it
     # Flushing the memtables on a clean close makes the next open replay no write-ahead log:
     # a reopen after 60k upserts measured 92-97 ms without, 44-64 ms with it.
     try:

@@ -130,6 +130,29 @@ def test_durable_across_reopen_and_one_writer(tmp_path):
         assert g.path == path
 
 
+def test_warm_key_index_only_makes_reads_faster(tmp_path):
+    path = str(tmp_path / "store")
+    with hopdb.Graph(path, memory_mb=16) as g:
+        g.upsert_nodes([(f"k{i}", ["L"], {"i": i}) for i in range(5000)] + [(i, [], {}) for i in range(-50, 50)])
+        for i in range(0, 5000, 7):
+            g.delete_node(f"k{i}")
+    for read_only in (True, False):
+        with hopdb.Graph(path, read_only=read_only, memory_mb=16) as g:
+            # Every key ever created keeps its id, deleted or not: all 5,100 are indexed.
+            assert g.warm_key_index() == 5100
+            keys = [f"k{i}" for i in range(5000)] + list(range(-60, 60)) + ["k5000", "missing"]
+            got = g.nodes(keys)
+            for k, n in zip(keys, got):
+                live = (isinstance(k, int) and -50 <= k < 50) or (isinstance(k, str) and k[1:].isdigit()
+                                                                   and int(k[1:]) < 5000 and int(k[1:]) % 7 != 0)
+                assert (n is not None) == live, k
+                assert n is None or n["key"] == k
+                assert g.has_node(k) == live
+            if not read_only:
+                g.upsert_node("k0", ["Again"])  # a deleted key's id is reused: the index stays right
+                assert g.node("k0")["labels"] == ["Again"] and g.nodes(["k0"])[0]["key"] == "k0"
+
+
 def _forked_child(path, conn):
     # Runs in a forked child: the extension (and its allocator) was loaded by the parent.
     with hopdb.Graph(path) as g:

@@ -2,7 +2,8 @@
 (`hopdb import`, kept by bench/deep under DATA_ROOT/deep/sS/hopdb/store), opened with
 hopdb.Graph(store, read_only=True), then `g.project()`: the in-memory CSR projection of every
 edge type (S=1: about 0.9 s and 120 MB, counted in open_s) from which the traversals (Q2-Q7)
-are served while it is fresh; Q1 reads the store. Threads share the Graph (its calls release
+are served while it is fresh; Q1 reads the store, its keys found in the in-memory key index
+that `g.warm_key_index()` fills at open (decision 0014; about 0.3 s, also in open_s). Threads share the Graph (its calls release
 the GIL)."""
 
 import importlib.metadata
@@ -38,11 +39,12 @@ class HopDBRetrieval(Retrieval, Engine):
         t = time.perf_counter()
         self.g = hopdb.Graph(store, read_only=True)
         proj = self.g.project()
+        keys = self.g.warm_key_index()
         return {
             "load_s": load_s,
             "cached_load": info,
             "open_s": time.perf_counter() - t,
-            "notes": f"hopdb.Graph(store, read_only=True) + g.project() ({proj['bytes'] / 2**20:.0f} MiB CSR in {proj['seconds']:.2f} s), one Graph shared by the threads",
+            "notes": f"hopdb.Graph(store, read_only=True) + g.project() ({proj['bytes'] / 2**20:.0f} MiB CSR in {proj['seconds']:.2f} s) + g.warm_key_index() ({keys:,} keys), one Graph shared by the threads",
         }
 
     def q1(self, c):

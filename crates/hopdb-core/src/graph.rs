@@ -7,8 +7,9 @@ use crate::engine::memory::MemEngine;
 use crate::engine::rocks::RocksEngine;
 use crate::engine::{Cf, Engine, KvRead, Op, StorageStats};
 use crate::error::{Error, Result};
+use crate::key_index::{Indexed, KeyIndex};
 use crate::model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
-use crate::read::{IdCache, KeyWeighter, View};
+use crate::read::View;
 use crate::records::*;
 use crate::value::{NodeKey, Props};
 use crate::write::WriteTxn;
@@ -35,7 +36,7 @@ pub(crate) struct Inner {
     pub path: Option<PathBuf>,
     pub cfg: Config,
     catalog: RwLock<Arc<Catalog>>,
-    pub ids: IdCache,
+    pub ids: KeyIndex,
     writer: Mutex<WriterState>,
     /// Test hook: this many upcoming commits fail before reaching the engine.
     pub fail_commits: std::sync::atomic::AtomicU32,
@@ -246,12 +247,10 @@ impl Graph {
         let catalog = Catalog::load(&*engine)?;
         let next_node = meta_u64(&*engine, META_NEXT_NODE)?.unwrap_or(1);
         let next_edge = meta_u64(&*engine, META_NEXT_EDGE)?.unwrap_or(1);
-        let ids = IdCache::with_weighter(
-            (cfg.id_cache_bytes / 80).max(16) as usize,
-            cfg.id_cache_bytes.max(1024),
-            KeyWeighter,
-        );
-        let live = quick_cache::unsync::Cache::new((cfg.id_cache_bytes / 64).max(16) as usize);
+        let ids = KeyIndex::new(cfg.id_cache_bytes);
+        // One live id per 128 bytes of the key index's budget (its entries are far smaller
+        // than the index's, and it is outside the budget).
+        let live = quick_cache::unsync::Cache::new((cfg.id_cache_bytes / 128).max(16) as usize);
         Ok(Graph {
             inner: Arc::new(Inner {
                 engine,
@@ -444,6 +443,30 @@ impl Graph {
         self.inner.engine.flush()
     }
 
+    /// Fills the in-memory key index (decision 0014) from one scan of the key family, until
+    /// every key is in or the index's budget is spent; returns how many keys it indexed.
+    /// Reads by key then skip a RocksDB lookup from their first call. Safe at any time, from
+    /// any thread: a key's id never changes.
+    pub fn warm_key_index(&self) -> Result<u64> {
+        let (mut n, mut bad) = (0u64, false);
+        self.inner.engine.scan(Cf::Keys, &[], &[], &mut |k, v| {
+            let Some((id, _)) = parse_key_value(v) else {
+                bad = true;
+                return false;
+            };
+            match self.inner.ids.insert_encoded(k, id, false) {
+                Indexed::Yes => n += 1,
+                Indexed::Skipped => {}
+                Indexed::Full => return false,
+            }
+            true
+        })?;
+        if bad {
+            return Err(crate::read::corrupt_rec("key mapping"));
+        }
+        Ok(n)
+    }
+
     /// Compacts every column family (reclaims space after large deletes).
     pub fn compact(&self) -> Result<()> {
         self.inner.engine.compact()
@@ -548,7 +571,7 @@ impl Graph {
 pub struct ViewGuard<'a> {
     kv: &'a dyn KvRead,
     cat: Arc<Catalog>,
-    ids: &'a IdCache,
+    ids: &'a KeyIndex,
     fresh: Option<&'a Inner>,
 }
 

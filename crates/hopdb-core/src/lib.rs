@@ -20,6 +20,7 @@ mod counters;
 mod engine;
 mod error;
 mod graph;
+mod key_index;
 mod model;
 mod read;
 mod records;

@@ -5,28 +5,12 @@ use crate::catalog::{Catalog, EdgeType};
 use crate::counters::{decode_count, Deg, DegSet};
 use crate::engine::{Cf, KvRead};
 use crate::error::{Error, Result};
+use crate::key_index::KeyIndex;
 use crate::model::{Degree, Direction, Edge, Node};
 use crate::records::*;
 use crate::value::NodeKey;
 use std::collections::HashSet;
 use std::sync::Arc;
-
-/// Weighs cache entries by their approximate heap footprint.
-#[derive(Clone)]
-pub(crate) struct KeyWeighter;
-impl quick_cache::Weighter<NodeKey, NodeId> for KeyWeighter {
-    fn weight(&self, k: &NodeKey, _v: &NodeId) -> u64 {
-        // Key bytes plus the entry's fixed overhead inside the cache.
-        64 + match k {
-            NodeKey::Int(_) => 0,
-            NodeKey::Str(s) => s.len() as u64,
-        }
-    }
-}
-
-/// key -> node id. Safe to share by every reader and snapshot because a key's id never
-/// changes once committed (decision 0002).
-pub(crate) type IdCache = quick_cache::sync::Cache<NodeKey, NodeId, KeyWeighter>;
 
 /// Which column family an adjacency entry came from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -39,7 +23,7 @@ pub(crate) enum Side {
 pub(crate) struct View<'a> {
     pub kv: &'a dyn KvRead,
     pub cat: &'a Catalog,
-    pub ids: Option<&'a IdCache>,
+    pub ids: Option<&'a KeyIndex>,
     /// For reads of the latest state: the store, whose current catalog knows every type and
     /// label of data committed after `cat` was taken (writers publish them first).
     pub fresh: Option<&'a crate::graph::Inner>,
@@ -61,7 +45,7 @@ impl View<'_> {
     fn remember_id(&self, key: &NodeKey, mapping: &[u8]) -> Result<NodeId> {
         let (id, _) = parse_key_value(mapping).ok_or_else(|| corrupt_rec("key mapping"))?;
         if let Some(c) = self.ids {
-            c.insert(key.clone(), id);
+            c.insert(key, id);
         }
         Ok(id)
     }

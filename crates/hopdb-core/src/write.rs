@@ -246,7 +246,7 @@ impl<'g> WriteTxn<'g> {
     fn prefetch_keys(&mut self, keys: &[&NodeKey]) -> Result<()> {
         let mut need = Vec::new();
         for k in keys.iter().filter(|k| !self.new_keys.contains_key(**k)) {
-            let cached = self.g.ids.get(*k);
+            let cached = self.g.ids.get(k);
             if cached.is_none_or(|id| self.state.live.get(&id).is_none()) {
                 need.push((*k, k.encode()));
             }
@@ -256,7 +256,7 @@ impl<'g> WriteTxn<'g> {
             if let Some(Some(v)) = self.pre[Cf::Keys as usize].get(&enc) {
                 if let Some((id, _)) = parse_key_value(v) {
                     // Committed mappings are permanent: safe to cache.
-                    self.g.ids.insert(k.clone(), id);
+                    self.g.ids.insert(k, id);
                 }
             }
         }
@@ -270,7 +270,7 @@ impl<'g> WriteTxn<'g> {
             tx.prefetch_keys(&keys)?;
             let ids: Vec<Vec<u8>> = keys
                 .iter()
-                .filter_map(|k| tx.g.ids.get(*k))
+                .filter_map(|k| tx.g.ids.get(k))
                 .map(|id| id_bytes(id).to_vec())
                 .collect();
             tx.prefetch(Cf::Nodes, ids)?;
@@ -381,7 +381,7 @@ impl<'g> WriteTxn<'g> {
         };
         let Some(v) = v else { return Ok(None) };
         let (id, _) = parse_key_value(&v).ok_or_else(|| crate::read::corrupt_rec("key mapping"))?;
-        self.g.ids.insert(key.clone(), id);
+        self.g.ids.insert(key, id);
         Ok(Some(id))
     }
 
@@ -989,7 +989,7 @@ impl<'g> WriteTxn<'g> {
         self.state.next_node = self.next_node;
         self.state.next_edge = self.next_edge;
         for (k, id) in self.new_keys.drain() {
-            self.g.ids.insert(k, id);
+            self.g.ids.insert(&k, id);
         }
         for (id, live) in std::mem::take(&mut self.liveness) {
             if live {

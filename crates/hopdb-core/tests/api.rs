@@ -571,3 +571,69 @@ fn readers_never_see_data_of_types_or_labels_they_do_not_know() {
     assert_eq!(g.edge_count().unwrap(), 400);
     check_ok(&g);
 }
+
+/// The in-memory key index (decision 0014) only ever speeds reads up: with it warm, cold,
+/// or too small to hold the keys, every read answers as the store says, including reads of
+/// snapshots taken before the keys existed and of keys deleted and created again.
+#[test]
+fn key_index_never_changes_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    // 16 KiB: a few keys a shard, so reads keep emptying shards and falling back.
+    let tiny = Config {
+        id_cache_bytes: 16 << 10,
+        ..Config::default().with_memory_budget(8 << 20)
+    };
+    for cfg in [Config::default(), tiny] {
+        let path = dir.path().join(format!("s{}", cfg.id_cache_bytes));
+        let g = Graph::open_with(&path, cfg.clone()).unwrap();
+        let before = g.read();
+        let keys: Vec<NodeKey> = (0..3000).map(|i| k(&format!("n{i}"))).collect();
+        for w in keys.windows(2).step_by(2) {
+            g.upsert_edge(
+                w[0].clone(),
+                "R",
+                w[1].clone(),
+                Some(1.0),
+                Props::new(),
+                WriteMode::Merge,
+            )
+            .unwrap();
+        }
+        g.upsert_node(NodeKey::Int(-7), &["I"], Props::new(), WriteMode::Merge)
+            .unwrap();
+        let long = k(&"x".repeat(300));
+        g.upsert_node(long.clone(), &[], Props::new(), WriteMode::Merge)
+            .unwrap();
+        g.delete_node("n10").unwrap();
+        let middle = g.read();
+        g.upsert_node("n10", &["Again"], Props::new(), WriteMode::Merge)
+            .unwrap();
+        assert!(g.warm_key_index().unwrap() > 0);
+        let mut probe = keys.clone();
+        probe.extend([NodeKey::Int(-7), long.clone(), k("absent"), NodeKey::Int(7)]);
+        let check = |what: &str, r: &dyn GraphRead, live: &dyn Fn(&NodeKey) -> bool| {
+            let nodes = r.nodes_batch(&probe).unwrap();
+            let degs = r.degrees_batch(&probe, Direction::Both, None).unwrap();
+            for (i, key) in probe.iter().enumerate() {
+                assert_eq!(nodes[i].is_some(), live(key), "{what}: node {key:?}");
+                assert_eq!(degs[i].is_some(), live(key), "{what}: degree {key:?}");
+                assert_eq!(r.has_node(key).unwrap(), live(key), "{what}: has_node {key:?}");
+            }
+            let pairs: Vec<(NodeKey, NodeKey)> = keys.chunks(2).map(|c| (c[1].clone(), c[0].clone())).collect();
+            let edges = r.edges_between_batch(&pairs, Some("R"), true).unwrap();
+            for (p, e) in pairs.iter().zip(&edges) {
+                let expect = live(&p.0) && live(&p.1) && p.0 != k("n11") && p.1 != k("n10");
+                assert_eq!(e.is_some(), expect, "{what}: edge {p:?}");
+            }
+        };
+        check("before any write", &before, &|_| false);
+        let created = |key: &NodeKey| !matches!(key, NodeKey::Str(s) if s == "absent") && *key != NodeKey::Int(7);
+        check("after deleting n10", &middle, &|key| created(key) && *key != k("n10"));
+        check("latest", &g, &created);
+        drop((before, middle, g));
+        let g = Graph::open_with(&path, cfg).unwrap();
+        check("reopened, cold index", &g, &created);
+        g.warm_key_index().unwrap();
+        check("reopened, warm index", &g, &created);
+    }
+}

@@ -101,6 +101,11 @@ fn cf_options(cfg: &Config, cf: Cf, cache: &Cache, wbm: &WriteBufferManager) -> 
     if has_node_prefix(cf) {
         o.set_prefix_extractor(SliceTransform::create_fixed_prefix(8));
         o.set_memtable_prefix_bloom_ratio(0.05);
+    } else if matches!(cf, Cf::Nodes | Cf::Keys) {
+        // Point-read families: a whole-key bloom filter lets a read of a key the memtables do
+        // not hold (most, after a write burst) skip their skip-list searches (decision 0014).
+        o.set_memtable_whole_key_filtering(true);
+        o.set_memtable_prefix_bloom_ratio(0.05);
     }
     match cf {
         Cf::Deg => o.set_merge_operator(
