@@ -183,8 +183,8 @@ def _acquire(path: str, memory_mb: Optional[float] = None) -> hopdb.Graph:
             g.close()
             raise
         # LightRAG's query path reads nodes by name in batches of random keys: with every key
-        # in memory, each costs one storage lookup instead of two (about 0.5 s a million keys,
-        # off the event loop; queries meanwhile fill the index as they go).
+        # in memory, each costs one storage lookup instead of two (the warm-up runs off the
+        # event loop; queries meanwhile fill the index as they go).
         warm = threading.Thread(target=_warm_key_index, args=(g,), name="hopdb-key-index", daemon=True)
         warm.start()
         _stores[path] = (g, 1, warm)

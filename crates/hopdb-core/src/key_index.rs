@@ -79,20 +79,15 @@ fn buckets_for(capacity: usize) -> usize {
 /// A key in its stored form, `NodeKey::encode`'s bytes (so a scan of the key family fills the
 /// index as it is), made on the stack; empty for keys too long to index.
 fn with_encoded<R>(key: &NodeKey, f: impl FnOnce(&[u8]) -> R) -> R {
-    let mut buf = [0u8; MAX_ENTRY];
-    match key {
-        NodeKey::Int(i) => {
-            buf[0] = 1;
-            buf[1..9].copy_from_slice(&((*i as u64) ^ (1 << 63)).to_be_bytes());
-            f(&buf[..9])
+    key.encoded_parts(|tag, payload| {
+        if payload.len() >= MAX_ENTRY {
+            return f(&[]);
         }
-        NodeKey::Str(s) if s.len() < MAX_ENTRY => {
-            buf[0] = 2;
-            buf[1..=s.len()].copy_from_slice(s.as_bytes());
-            f(&buf[..=s.len()])
-        }
-        NodeKey::Str(_) => f(&[]),
-    }
+        let mut buf = [0u8; MAX_ENTRY];
+        buf[0] = tag;
+        buf[1..=payload.len()].copy_from_slice(payload);
+        f(&buf[..=payload.len()])
+    })
 }
 
 /// What became of an insert.

@@ -128,15 +128,18 @@ impl NodeKey {
     /// Memcomparable encoding: integers (sign-flipped big-endian) sort before strings, each in
     /// natural order.
     pub(crate) fn encode_into(&self, out: &mut Vec<u8>) {
+        self.encoded_parts(|tag, payload| {
+            out.push(tag);
+            out.extend_from_slice(payload);
+        })
+    }
+
+    /// The encoding as its tag byte and payload, without allocating (`encode` is the two
+    /// concatenated).
+    pub(crate) fn encoded_parts<R>(&self, f: impl FnOnce(u8, &[u8]) -> R) -> R {
         match self {
-            NodeKey::Int(i) => {
-                out.push(1);
-                out.extend_from_slice(&((*i as u64) ^ (1 << 63)).to_be_bytes());
-            }
-            NodeKey::Str(s) => {
-                out.push(2);
-                out.extend_from_slice(s.as_bytes());
-            }
+            NodeKey::Int(i) => f(1, &((*i as u64) ^ (1 << 63)).to_be_bytes()),
+            NodeKey::Str(s) => f(2, s.as_bytes()),
         }
     }
 
