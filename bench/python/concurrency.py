@@ -14,12 +14,11 @@ import asyncio
 import random
 import threading
 import time
-from pathlib import Path
 
 import hopdb
+import s1_store
 
-DATA = Path.home() / ".cache/hopdb/bench-data"
-STORES = [DATA / "deep-rust/store", DATA / "deep/s1/hopdb/store"]
+STORES = [s1_store.DEEP_RUST, s1_store.DEEP]
 
 
 def workload(seed):
@@ -90,11 +89,9 @@ async def tasks(g, n, seconds, offload):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=3.0)
-    ap.add_argument("--store", help="an S=1 store (default: the first of %s that exists)" % ", ".join(map(str, STORES)))
+    s1_store.add_argument(ap, STORES)
     a = ap.parse_args()
-    store = a.store or next((str(s) for s in STORES if s.exists()), None)
-    if store is None:
-        raise SystemExit("no S=1 store: run bench/deep_rust/run.sh or bench/deep/run.py first, or pass --store")
+    store = s1_store.resolve(a.store, STORES)
     with hopdb.Graph(store, read_only=True) as g:
         threads(g, 1, 1.0)  # warm the caches
         rows = [

@@ -15,12 +15,11 @@ import argparse
 import random
 import threading
 import time
-from pathlib import Path
 
 import hopdb
+import s1_store
 
-DATA = Path.home() / ".cache/hopdb/bench-data"
-STORES = [DATA / "deep/s1/hopdb/store", DATA / "deep-rust/store"]
+STORES = [s1_store.DEEP, s1_store.DEEP_RUST]
 LIMIT, TOP = 50, 10
 C2C = [("out", "MENTIONS"), ("in", "MENTIONS")]
 E2E = [("in", "MENTIONS"), ("out", "MENTIONS")]
@@ -57,11 +56,9 @@ def main():
     ap.add_argument("--queries", type=int, default=100_000)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--only", choices=[f"q{i}" for i in range(1, 8)], help="one query kind alone")
-    ap.add_argument("--store", help="an S=1 store (default: the first of %s that exists)" % ", ".join(map(str, STORES)))
+    s1_store.add_argument(ap, STORES)
     a = ap.parse_args()
-    store = a.store or next((str(s) for s in STORES if s.exists()), None)
-    if store is None:
-        raise SystemExit("no S=1 store: run bench/deep/run.py or bench/deep_rust/run.sh first, or pass --store")
+    store = s1_store.resolve(a.store, STORES)
     with hopdb.Graph(store, read_only=True) as g:
         g.project()
         calls = plan(g, a.queries, random.Random(5), a.only)
