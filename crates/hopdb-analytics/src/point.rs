@@ -20,12 +20,23 @@ pub(crate) struct EdgeIdent(pub u64, pub u64, pub u64);
 /// returning false stops the listing.
 pub(crate) type Visit<'a> = dyn FnMut(u64, EdgeIdent, &dyn Fn() -> Result<NodeKey>) -> bool + 'a;
 
+/// What [`Adjacency::for_each_many`] calls per neighbour: [`Visit`]'s arguments after the
+/// index of the listed node; returning false stops that node's listing.
+pub(crate) type VisitMany<'a> = dyn FnMut(usize, u64, EdgeIdent, &dyn Fn() -> Result<NodeKey>) -> bool + 'a;
+
 /// Neighbour access for point traversals; node handles are `u64` (store node ids, or
 /// projection indices).
 pub(crate) trait Adjacency {
     /// Visits the neighbours of `u` along `dir` until `f` returns false. `f` gets the
     /// neighbour, the edge's identity and a way to read the neighbour's key cheaply.
     fn for_each(&self, u: u64, dir: Direction, f: &mut Visit<'_>) -> Result<()>;
+    /// [`Adjacency::for_each`] for many nodes (the store lists them in one pass).
+    fn for_each_many(&self, us: &[u64], dir: Direction, f: &mut VisitMany<'_>) -> Result<()> {
+        for (i, &u) in us.iter().enumerate() {
+            self.for_each(u, dir, &mut |v, ident, key| f(i, v, ident, key))?;
+        }
+        Ok(())
+    }
     fn key_of(&self, u: u64) -> Result<NodeKey>;
     /// `u`'s key when it is held in memory (no copy, no read); `None` on the store.
     fn key_ref(&self, _u: u64) -> Option<&NodeKey> {
@@ -46,7 +57,11 @@ pub(crate) struct StoreAdjacency<'a> {
 
 impl Adjacency for StoreAdjacency<'_> {
     fn for_each(&self, u: u64, dir: Direction, f: &mut Visit<'_>) -> Result<()> {
-        self.txn.for_each_adjacent(u, dir, &self.types, &mut |a| {
+        self.for_each_many(&[u], dir, &mut |_, v, ident, key| f(v, ident, key))
+    }
+
+    fn for_each_many(&self, us: &[u64], dir: Direction, f: &mut VisitMany<'_>) -> Result<()> {
+        self.txn.for_each_adjacent_many(us, dir, &self.types, &mut |i, a| {
             let (src, dst) = if a.incoming { (a.nbr, a.node) } else { (a.node, a.nbr) };
             // Undirected edges are stored from both ends: name them by their lower end.
             let (src, dst) = if !a.incoming && self.txn.is_undirected_type(a.ty) {
@@ -60,7 +75,7 @@ impl Adjacency for StoreAdjacency<'_> {
                 EdgeIdent(u64::from(a.ty), src, dst)
             };
             let key = || a.nbr_key().map_err(Into::into);
-            f(a.nbr, ident, &key)
+            f(i, a.nbr, ident, &key)
         })?;
         Ok(())
     }
@@ -129,23 +144,29 @@ impl Adjacency for ProjectionAdjacency<'_> {
     }
 }
 
-/// The distinct neighbours of `u` along `dir` (itself too over a self-loop), at most `limit`.
-pub(crate) fn neighbors(adj: &dyn Adjacency, u: u64, dir: Direction, limit: usize) -> Result<Vec<NodeKey>> {
-    let mut seen = FxHashSet::default();
-    let mut out = Vec::new();
+/// The distinct neighbours of each node of `us` along `dir` (a node itself too over a
+/// self-loop), at most `limit` each, in listing order.
+pub(crate) fn neighbors_many(
+    adj: &dyn Adjacency,
+    us: &[u64],
+    dir: Direction,
+    limit: usize,
+) -> Result<Vec<Vec<NodeKey>>> {
+    let mut seen: Vec<FxHashSet<u64>> = vec![FxHashSet::default(); us.len()];
+    let mut out: Vec<Vec<NodeKey>> = vec![Vec::new(); us.len()];
     let mut failed = None;
     if limit > 0 {
-        adj.for_each(u, dir, &mut |v, _, key| {
-            if seen.insert(v) {
+        adj.for_each_many(us, dir, &mut |i, v, _, key| {
+            if seen[i].insert(v) {
                 match key() {
-                    Ok(k) => out.push(k),
+                    Ok(k) => out[i].push(k),
                     Err(e) => {
                         failed = Some(e);
                         return false;
                     }
                 }
             }
-            out.len() < limit
+            out[i].len() < limit
         })?;
     }
     match failed {

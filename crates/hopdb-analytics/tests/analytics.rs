@@ -950,3 +950,90 @@ fn neighbor_lists_on_the_store_tell_deleted_from_isolated() {
         vec![empty.clone(), empty.clone(), None, None, None, empty]
     );
 }
+
+#[test]
+fn batched_neighbor_lists_equal_one_listing_per_node() {
+    // On the store, `neighbors_batch` lists a whole batch with one RocksDB iterator per family
+    // and type (forward seeks in id order). Each node's list must equal its own listing
+    // (`GraphRead::neighbors`, a bounded scan per node) whatever the batch's order, repeats
+    // and misses, the types, direction and limit, with the edges spread over two flushed SST
+    // files and the memtable, some deleted in a later one than they were written in.
+    let tmp = tempfile::tempdir().unwrap();
+    let g = Graph::open(tmp.path()).unwrap();
+    let und = EdgeTypeOptions {
+        undirected: true,
+        multi: false,
+    };
+    let multi = EdgeTypeOptions {
+        undirected: false,
+        multi: true,
+    };
+    g.define_edge_type("U", und).unwrap();
+    g.define_edge_type("M", multi).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(17);
+    let n = 300;
+    let key = |i: u32| NodeKey::from(format!("n{i}").as_str());
+    for round in 0..3 {
+        let mut tx = g.write().unwrap();
+        for _ in 0..700 {
+            let (a, b) = (key(rng.random_range(0..n)), key(rng.random_range(0..n)));
+            match rng.random_range(0..4) {
+                0 => tx.add_edge(a, "M", b, None, Default::default()).map(drop),
+                1 => tx.upsert_edge(a, "U", b, None, Default::default(), WriteMode::Merge),
+                t => tx.upsert_edge(a, ["D", "E"][t - 2], b, None, Default::default(), WriteMode::Merge),
+            }
+            .unwrap();
+        }
+        tx.commit().unwrap();
+        for _ in 0..60 {
+            let (a, b) = (key(rng.random_range(0..n)), key(rng.random_range(0..n)));
+            let _ = g.delete_edge(a, ["D", "E", "U", "M"][rng.random_range(0..4)], b);
+        }
+        let _ = g.delete_node(key(rng.random_range(0..n)));
+        if round < 2 {
+            g.flush().unwrap();
+        }
+    }
+    let an = Analytics::new(g.clone());
+    let ctrl = Control::default();
+    let type_sets: [Option<Vec<&str>>; 5] = [
+        None,
+        Some(vec!["U"]),
+        Some(vec!["D"]),
+        Some(vec!["E", "M"]),
+        Some(vec!["M", "U", "D"]),
+    ];
+    for trial in 0..60 {
+        let ks: Vec<NodeKey> = (0..rng.random_range(1..80))
+            .map(|_| key(rng.random_range(0..n + 30)))
+            .collect();
+        let dir = [Direction::Out, Direction::In, Direction::Both][trial % 3];
+        let types = &type_sets[rng.random_range(0..type_sets.len())];
+        let limit = [None, Some(0), Some(1), Some(3)][rng.random_range(0..4)];
+        let names = types.as_ref().map(|t| t.iter().map(|s| s.to_string()).collect());
+        let got = an.neighbors_batch(&ks, dir, &names, limit, &ctrl).unwrap();
+        assert!(matches!(got.used, Used::Store), "{:?}", got.used);
+        let one = |k: &NodeKey, ty: Option<&str>, limit| match g.neighbors(k, dir, ty, limit) {
+            Ok(l) => Some(l),
+            Err(hopdb_core::Error::NodeNotFound { .. }) => None,
+            Err(e) => panic!("{e}"),
+        };
+        let want: Vec<Option<Vec<NodeKey>>> = ks
+            .iter()
+            .map(|k| match types {
+                None => one(k, None, limit),
+                // Several types: each type's listing in turn, each neighbour once.
+                Some(tys) => {
+                    let mut seen = HashSet::new();
+                    let mut all = Vec::new();
+                    for t in tys {
+                        all.extend(one(k, Some(t), None)?.into_iter().filter(|x| seen.insert(x.clone())));
+                    }
+                    all.truncate(limit.unwrap_or(usize::MAX));
+                    Some(all)
+                }
+            })
+            .collect();
+        assert_eq!(got.value, want, "trial {trial}: {dir:?} {types:?} limit {limit:?}");
+    }
+}

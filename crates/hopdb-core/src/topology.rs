@@ -137,31 +137,57 @@ impl ReadTxn {
         types: &TypeFilter,
         f: &mut dyn FnMut(&Adjacent<'_>) -> bool,
     ) -> Result<()> {
+        self.for_each_adjacent_many(&[id], dir, types, &mut |_, a| f(a))
+    }
+
+    /// [`ReadTxn::for_each_adjacent`] for many nodes in one pass per family and type (forward
+    /// seeks of one iterator, in id order): `f` gets the node's index in `ids` and returns
+    /// false to stop listing that node.
+    pub fn for_each_adjacent_many(
+        &self,
+        ids: &[NodeId],
+        dir: Direction,
+        types: &TypeFilter,
+        f: &mut dyn FnMut(usize, &Adjacent<'_>) -> bool,
+    ) -> Result<()> {
         let g = self.view_guard();
         let v = g.v();
-        let mut visit = |side: Side, a: &AdjKey, rec: &[u8]| {
-            f(&Adjacent {
-                node: a.node,
-                nbr: a.nbr,
-                ty: a.ty,
-                incoming: side == Side::In,
-                multi_id: a.eid,
-                record: rec,
-            })
+        let mut visit = |i: usize, side: Side, a: &AdjKey, rec: &[u8]| {
+            f(
+                i,
+                &Adjacent {
+                    node: a.node,
+                    nbr: a.nbr,
+                    ty: a.ty,
+                    incoming: side == Side::In,
+                    multi_id: a.eid,
+                    record: rec,
+                },
+            )
         };
         match types {
-            TypeFilter::All => v.for_each_adj(id, dir, None, &mut visit),
-            TypeFilter::Only(ids) => {
-                let mut go = true;
-                for &ty in ids {
+            TypeFilter::All => v.for_each_adj_many(ids, dir, None, &mut visit),
+            TypeFilter::Only(tys) => {
+                // A node whose listing was stopped is left out of the next types' passes.
+                let mut open: Vec<usize> = (0..ids.len()).collect();
+                for &ty in tys {
                     let Some(t) = self.cat.type_by_id(ty) else { continue };
-                    v.for_each_adj(id, dir, Some(t), &mut |s, a, r| {
-                        go = visit(s, a, r);
-                        go
-                    })?;
-                    if !go {
+                    if open.is_empty() {
                         break;
                     }
+                    let sub: Vec<NodeId> = open.iter().map(|&i| ids[i]).collect();
+                    let mut stopped = vec![false; open.len()];
+                    v.for_each_adj_many(&sub, dir, Some(t), &mut |j, s, a, r| {
+                        let go = visit(open[j], s, a, r);
+                        stopped[j] = !go;
+                        go
+                    })?;
+                    open = open
+                        .into_iter()
+                        .zip(stopped)
+                        .filter(|(_, s)| !s)
+                        .map(|(i, _)| i)
+                        .collect();
                 }
                 Ok(())
             }

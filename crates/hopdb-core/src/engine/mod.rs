@@ -69,6 +69,10 @@ pub(crate) enum Op {
     Merge(Cf, Vec<u8>, Vec<u8>),
 }
 
+/// What [`KvRead::scan_prefixes`] calls per entry: (prefix index, key, value); false ends
+/// that prefix's scan.
+pub(crate) type PrefixVisit<'a> = dyn FnMut(usize, &[u8], &[u8]) -> bool + 'a;
+
 /// Read access to one consistent or latest state.
 pub(crate) trait KvRead: Send + Sync {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>>;
@@ -81,6 +85,16 @@ pub(crate) trait KvRead: Send + Sync {
     /// Visits, in key order, the entries whose key starts with `prefix` and is `>= start`
     /// (pass `prefix` as `start` to begin at the prefix), until `f` returns false.
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()>;
+
+    /// [`KvRead::scan`] of many prefixes, in the order given: `f` gets the prefix's index and
+    /// returns false to end that prefix's scan. Ascending prefixes let RocksDB reuse one
+    /// iterator, whose seeks then move forward through the blocks it already holds.
+    fn scan_prefixes(&self, cf: Cf, prefixes: &[&[u8]], f: &mut PrefixVisit<'_>) -> Result<()> {
+        for (i, p) in prefixes.iter().enumerate() {
+            self.scan(cf, p, p, &mut |k, v| f(i, k, v))?;
+        }
+        Ok(())
+    }
 }
 
 /// How far an acknowledged write is guaranteed to survive.

@@ -1,6 +1,6 @@
 //! The durable engine: RocksDB, one column family per record kind (decision 0001).
 
-use super::{BulkFile, BulkPart, Cf, Durability, Engine, KvRead, Op, StorageStats};
+use super::{BulkFile, BulkPart, Cf, Durability, Engine, KvRead, Op, PrefixVisit, StorageStats};
 use crate::config::{AccessMode, Compression, Config};
 use crate::counters::{merge_count, merge_deg, merge_deg_operands};
 use crate::error::{Error, Result};
@@ -321,6 +321,64 @@ fn run_scan(
     it.status().map_err(|e| map_err(path, "scanning", e))
 }
 
+/// A multi-get at `snap` (None: the latest state), split over two threads when large
+/// (`parallel.rs`).
+fn multi_get_split(
+    db: &DB,
+    cf: &ColumnFamily,
+    keys: &[Vec<u8>],
+    snap: Option<&rocksdb::SnapshotWithThreadMode<'_, DB>>,
+    path: &Path,
+) -> Result<Vec<Option<Vec<u8>>>> {
+    let one = |keys: &[Vec<u8>]| -> Result<Vec<Option<Vec<u8>>>> {
+        let sorted = keys.windows(2).all(|w| w[0] <= w[1]);
+        let mut ro = ReadOptions::default();
+        if let Some(s) = snap {
+            ro.set_snapshot(s);
+        }
+        db.batched_multi_get_cf_opt(cf, keys.iter().map(Vec::as_slice), sorted, &ro)
+            .into_iter()
+            .map(|r| {
+                r.map(|o| o.map(|s| s.to_vec()))
+                    .map_err(|e| map_err(path, "reading", e))
+            })
+            .collect()
+    };
+    crate::parallel::split_batch(keys, crate::parallel::PARALLEL_BATCH_MIN, one)
+}
+
+/// Options for one iterator over many prefixes: no upper bound (each prefix would need its
+/// own), prefix seeks where the family has a prefix extractor. A single prefix takes `scan`,
+/// whose upper bound keeps the iterator from reading the block after the prefix's last one.
+fn scan_many_opts(cf: Cf, prefixes: &[&[u8]]) -> ReadOptions {
+    let mut ro = ReadOptions::default();
+    if has_node_prefix(cf) && prefixes.iter().all(|p| p.len() >= 8) {
+        ro.set_prefix_same_as_start(true);
+    } else {
+        ro.set_total_order_seek(true);
+    }
+    ro
+}
+
+fn run_scan_many(
+    mut it: rocksdb::DBRawIteratorWithThreadMode<'_, DB>,
+    path: &Path,
+    prefixes: &[&[u8]],
+    f: &mut PrefixVisit<'_>,
+) -> Result<()> {
+    for (i, p) in prefixes.iter().enumerate() {
+        it.seek(p);
+        while let Some((k, v)) = it.item() {
+            if !k.starts_with(p) || !f(i, k, v) {
+                break;
+            }
+            it.next();
+        }
+        it.status().map_err(|e| map_err(path, "scanning", e))?;
+    }
+    Ok(())
+}
+
 impl KvRead for RocksEngine {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.db
@@ -330,20 +388,26 @@ impl KvRead for RocksEngine {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
-        let sorted = keys.windows(2).all(|w| w[0] <= w[1]);
-        self.db
-            .batched_multi_get_cf(self.cf(cf), keys.iter().map(Vec::as_slice), sorted)
-            .into_iter()
-            .map(|r| {
-                r.map(|o| o.map(|s| s.to_vec()))
-                    .map_err(|e| map_err(&self.path, "reading", e))
-            })
-            .collect()
+        if keys.len() >= crate::parallel::PARALLEL_BATCH_MIN && self.secondary_dir.is_none() {
+            // Halves read on two threads must see one state: pin it.
+            let snap = self.db.snapshot();
+            return multi_get_split(&self.db, self.cf(cf), keys, Some(&snap), &self.path);
+        }
+        // A secondary instance is a fixed state already.
+        multi_get_split(&self.db, self.cf(cf), keys, None, &self.path)
     }
 
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
         let it = self.db.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix));
         run_scan(it, &self.path, prefix, start, f)
+    }
+
+    fn scan_prefixes(&self, cf: Cf, prefixes: &[&[u8]], f: &mut PrefixVisit<'_>) -> Result<()> {
+        if let [p] = prefixes {
+            return self.scan(cf, p, p, &mut |k, v| f(0, k, v));
+        }
+        let it = self.db.raw_iterator_cf_opt(self.cf(cf), scan_many_opts(cf, prefixes));
+        run_scan_many(it, &self.path, prefixes, f)
     }
 }
 
@@ -393,22 +457,7 @@ impl KvRead for RocksSnapshot {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
-        let sorted = keys.windows(2).all(|w| w[0] <= w[1]);
-        let keys = keys.iter().map(Vec::as_slice);
-        let got = match &self.snap {
-            Some(snap) => {
-                let mut ro = ReadOptions::default();
-                ro.set_snapshot(snap);
-                self.db.batched_multi_get_cf_opt(self.cf(cf), keys, sorted, &ro)
-            }
-            None => self.db.batched_multi_get_cf(self.cf(cf), keys, sorted),
-        };
-        got.into_iter()
-            .map(|r| {
-                r.map(|o| o.map(|s| s.to_vec()))
-                    .map_err(|e| map_err(&self.path, "reading a snapshot", e))
-            })
-            .collect()
+        multi_get_split(&self.db, self.cf(cf), keys, self.snap.as_ref(), &self.path)
     }
 
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
@@ -417,6 +466,18 @@ impl KvRead for RocksSnapshot {
             None => self.db.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix)),
         };
         run_scan(it, &self.path, prefix, start, f)
+    }
+
+    fn scan_prefixes(&self, cf: Cf, prefixes: &[&[u8]], f: &mut PrefixVisit<'_>) -> Result<()> {
+        if let [p] = prefixes {
+            return self.scan(cf, p, p, &mut |k, v| f(0, k, v));
+        }
+        let ro = scan_many_opts(cf, prefixes);
+        let it = match &self.snap {
+            Some(snap) => snap.raw_iterator_cf_opt(self.cf(cf), ro),
+            None => self.db.raw_iterator_cf_opt(self.cf(cf), ro),
+        };
+        run_scan_many(it, &self.path, prefixes, f)
     }
 }
 
