@@ -12,8 +12,9 @@
 ['charles']
 ['charles']
 
-Every call that does real work releases the GIL, so threads run in parallel; writes are
-durable when the call returns (survive a crash of the process). One process may open a store
+Every call that does real work releases the GIL, so threads run in parallel, and large batch
+reads (``nodes``, ``degrees``, ``edges_between``, ``neighbors_of`` of dozens of keys or more)
+split themselves over two threads; writes are durable when the call returns (survive a crash of the process). One process may open a store
 for writing; other processes open it with ``read_only=True`` (a fixed view as of the open),
 and a second writer gets :class:`StoreLocked`.
 """

@@ -10,11 +10,11 @@ use crate::model::{Degree, Direction, Edge, Node};
 use crate::records::*;
 use crate::value::NodeKey;
 use std::collections::HashSet;
+use std::sync::Arc;
 
 /// What [`View::for_each_adj_many`] calls per entry: (node index, side, key, record); false
 /// stops that node's listing.
 pub(crate) type AdjVisitMany<'a> = dyn FnMut(usize, Side, &AdjKey, &[u8]) -> bool + 'a;
-use std::sync::Arc;
 
 /// Which column family an adjacency entry came from.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
