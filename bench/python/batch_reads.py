@@ -34,6 +34,7 @@ def main() -> None:
     ap.add_argument("--store", default=str(STORE), help="the store to copy (default: lightrag_fullscale.py's S=1 store)")
     ap.add_argument("--seed", type=int, default=7)
     a = ap.parse_args()
+    sizes = [int(x) for x in a.sizes.split(",")]
     if not Path(a.store).exists():
         raise SystemExit(f"no store at {a.store}: run python3 bench/python/lightrag_fullscale.py --storages hopdb first, or pass --store")
     with tempfile.TemporaryDirectory() as tmp:
@@ -58,10 +59,10 @@ def main() -> None:
             ("edges_between", pairs, lambda ps: g.edges_between(ps, TYPE)),
         ]
         print("us per item (median of %d batches)" % a.batches)
-        print("%-14s" % "call" + "".join("%10s" % f"n={s}" for s in a.sizes.split(",")))
+        print("%-14s" % "call" + "".join("%10s" % f"n={s}" for s in sizes))
         for name, draw, call in calls:
             row = []
-            for size in map(int, a.sizes.split(",")):
+            for size in sizes:
                 per_item = []
                 for i in range(5 + a.batches):
                     batch = draw(size)

@@ -38,7 +38,7 @@ pub use engine::StorageStats;
 pub use error::{Error, Result};
 pub use graph::{BackupReport, Graph, GraphRead, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
 pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
-pub use parallel::{split_batch, PARALLEL_BATCH_MIN};
+pub use parallel::split_batch;
 pub use topology::{Adjacent, NodeId, TypeFilter};
 pub use value::{props, NodeKey, Props, Value, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_PROPS_BYTES};
 pub use write::WriteTxn;

@@ -7,7 +7,13 @@
 /// Batches of at least this many point reads (multi-gets) are split: `Graph.nodes` and
 /// `Graph.degrees` of random keys on the LightRAG-shaped store, medians of 21 alternated
 /// samples, ran 1.17x faster split at 100 keys and 1.36x at 400, but 5-14% slower at 40.
-pub const PARALLEL_BATCH_MIN: usize = 64;
+pub(crate) const PARALLEL_BATCH_MIN: usize = 64;
+
+/// Whether [`split_batch`] splits a batch of `len` items given `min` (a caller that must pin
+/// a snapshot for the halves asks first).
+pub(crate) fn splits(len: usize, min: usize) -> bool {
+    len >= min.max(2) && rayon::current_num_threads() >= 2
+}
 
 /// `f` over `items`, in two halves on two threads when there are at least `min` items (the
 /// caller takes the first half, a thread of rayon's pool the second), the results
@@ -19,7 +25,7 @@ where
     R: Send,
     E: Send,
 {
-    if items.len() < min.max(2) || rayon::current_num_threads() < 2 {
+    if !splits(items.len(), min) {
         return f(items);
     }
     let (a, b) = items.split_at(items.len() / 2);

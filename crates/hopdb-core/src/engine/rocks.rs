@@ -388,7 +388,7 @@ impl KvRead for RocksEngine {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
-        if keys.len() >= crate::parallel::PARALLEL_BATCH_MIN && self.secondary_dir.is_none() {
+        if crate::parallel::splits(keys.len(), crate::parallel::PARALLEL_BATCH_MIN) && self.secondary_dir.is_none() {
             // Halves read on two threads must see one state: pin it.
             let snap = self.db.snapshot();
             return multi_get_split(&self.db, self.cf(cf), keys, Some(&snap), &self.path);
