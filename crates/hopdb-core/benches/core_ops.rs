@@ -5,6 +5,9 @@
 //! WAL mode with synchronous=NORMAL (HopDB's default durability is the same promise), an edge
 //! table indexed both ways, and cached prepared statements.
 
+// Benchmarks: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use hopdb_core::{Direction, EdgeInput, Graph, GraphRead, NodeInput, NodeKey, Props, Value, WriteMode};
 use rand::{Rng, SeedableRng};

@@ -7,6 +7,9 @@
 //!
 //! Prints a human summary and one JSON line (`RESULT {...}`).
 
+// Benchmarks: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use hopdb_core::{EdgeInput, Graph, NodeInput, Props, Value, WriteMode};
 use hopdb_kg::{GenValue, KgSpec};
 use rusqlite::{params, Connection};

@@ -11,6 +11,9 @@
 //!
 //! Prints one JSON line on stdout. `--dir` must be absent or empty.
 
+// An example run by hand: a panic, with its message, is the error report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use hopdb_core::{Config, Durability, Graph, GraphRead, NodeInput, NodeKey, Props, Value, WriteMode};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;

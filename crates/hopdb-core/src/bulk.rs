@@ -13,11 +13,13 @@
 use crate::catalog::{EdgeType, EdgeTypeOptions};
 use crate::config::MissingEndpoints;
 use crate::counters::{Deg, DegSet};
+use crate::engine::faults::crash_point;
 use crate::engine::{BulkFile, BulkPart, Cf, Engine};
-use crate::error::{Error, Result};
-use crate::graph::{Graph, Inner};
+use crate::error::{corrupt_rec, Error, Result};
+use crate::graph::Graph;
 use crate::model::WriteMode;
 use crate::records::*;
+use crate::state::Inner;
 use crate::value::{decode_props, encode_props, put_len_prefixed, validate_props, NodeKey, Props, Reader};
 use crate::write::WriteTxn;
 use hashbrown::HashTable;
@@ -37,6 +39,7 @@ pub struct BulkOptions {
     pub missing_endpoints: MissingEndpoints,
     /// Options of the edge types this load creates, by name; others get `default_type`.
     pub type_options: FxHashMap<String, EdgeTypeOptions>,
+    /// Options of every other edge type this load creates (default: directed, simple).
     pub default_type: EdgeTypeOptions,
     /// Bytes of adjacency entries held in memory before a sorted run is spilled to disk
     /// (0: the default, 64 MiB). Bounds an import's memory whatever its size.
@@ -290,7 +293,7 @@ impl<'g> BulkLoader<'g> {
         match self.g.engine.get(Cf::Keys, enc)? {
             None => Ok(None),
             Some(v) => {
-                let (_, live) = parse_key_value(&v).ok_or_else(|| crate::read::corrupt_rec("key entry"))?;
+                let (_, live) = parse_key_value(&v).ok_or_else(|| corrupt_rec("key entry"))?;
                 self.existing.insert(enc.to_vec(), live);
                 Ok(Some(live))
             }
@@ -632,14 +635,6 @@ impl<'g> BulkLoader<'g> {
         self.tx.commit_keeping_lock()?;
         crash_point("after-replay");
         engine.end_bulk()
-    }
-}
-
-/// Test hook: dies on the spot (as `kill -9` would) at the named step of a bulk commit when
-/// `HOPDB_TEST_CRASH_AT` names it, so the crash tests reach every step deterministically.
-pub(crate) fn crash_point(name: &str) {
-    if std::env::var_os("HOPDB_TEST_CRASH_AT").is_some_and(|v| v == name) {
-        std::process::abort();
     }
 }
 

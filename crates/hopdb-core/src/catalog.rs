@@ -20,8 +20,11 @@ pub struct EdgeTypeOptions {
 /// A declared edge type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EdgeType {
+    /// The type's name, as given on first use or declaration.
     pub name: Arc<str>,
+    /// Dense id the store assigns at creation (0, 1, ...); it prefixes the type's adjacency keys.
     pub id: u32,
+    /// Direction and multiplicity, fixed at creation.
     pub options: EdgeTypeOptions,
 }
 
@@ -79,10 +82,7 @@ impl Catalog {
             }
         })?;
         if let Some(what) = bad {
-            return Err(Error::Storage {
-                context: "loading the catalog",
-                detail: format!("malformed {what} in meta"),
-            });
+            return Err(Error::malformed(format!("{what} in meta"), "loading the catalog"));
         }
         Ok(c)
     }

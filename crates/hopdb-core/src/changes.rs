@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::topology::NodeId;
+use crate::records::NodeId;
 use crate::value::NodeKey;
 
 /// One structural change made by a commit.
@@ -20,23 +20,36 @@ use crate::value::NodeKey;
 pub enum GraphChange {
     /// A node became live (created, or re-created under a key deleted before).
     NodeAdded {
+        /// The node's internal id (a key keeps its id, also when re-created after a delete).
         id: NodeId,
+        /// The node's user key.
         key: NodeKey,
     },
+    /// A node was deleted; the removals of its edges are recorded before it.
     NodeRemoved {
+        /// The deleted node's internal id.
         id: NodeId,
     },
     /// An edge was created (an update of an existing edge is not a structural change).
     EdgeAdded {
+        /// Internal id of the source node (either end, for an undirected type).
         src: NodeId,
+        /// Internal id of the target node (the other end, for an undirected type).
         dst: NodeId,
+        /// The edge type's id ([`crate::EdgeType::id`]).
         ty: u32,
+        /// Whether the type is undirected, so `src` and `dst` are interchangeable.
         undirected: bool,
     },
+    /// An edge was deleted (one change per parallel edge of a multi-edge type).
     EdgeRemoved {
+        /// Internal id of the source node (either end, for an undirected type).
         src: NodeId,
+        /// Internal id of the target node (the other end, for an undirected type).
         dst: NodeId,
+        /// The edge type's id ([`crate::EdgeType::id`]).
         ty: u32,
+        /// Whether the type is undirected, so `src` and `dst` are interchangeable.
         undirected: bool,
     },
 }
@@ -44,7 +57,9 @@ pub enum GraphChange {
 /// The changes of one commit; `None` when they were not recorded (a bulk load).
 #[derive(Debug, Clone)]
 pub struct ChangeSet {
+    /// The store version the commit published ([`crate::Graph::version`]).
     pub version: u64,
+    /// The commit's structural changes in the order it made them, or None if unrecorded.
     pub changes: Option<Vec<GraphChange>>,
 }
 
@@ -56,7 +71,10 @@ pub enum ChangesUnavailable {
     /// The log no longer holds commits that old.
     Trimmed,
     /// A commit in the range did not record its changes (a bulk load).
-    Unrecorded { version: u64 },
+    Unrecorded {
+        /// The version of the first such commit in the range.
+        version: u64,
+    },
 }
 
 pub(crate) struct Versions {

@@ -20,7 +20,9 @@ use std::collections::HashMap;
 /// The result of [`crate::Graph::check`].
 #[derive(Debug, Clone, Default)]
 pub struct CheckReport {
+    /// Nodes whose record decodes.
     pub nodes: u64,
+    /// Edges found in adjacency, each counted once (an undirected one too, though listed twice).
     pub edges: u64,
     /// Up to [`CheckReport::MAX_PROBLEMS`] descriptions of broken invariants.
     pub problems: Vec<String>,
@@ -29,7 +31,9 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
+    /// How many problem descriptions a report keeps, so a badly damaged store gives a short one.
     pub const MAX_PROBLEMS: usize = 100;
+    /// Whether the store passed: no problem found.
     pub fn is_ok(&self) -> bool {
         self.problem_count == 0
     }
@@ -186,7 +190,7 @@ pub(crate) fn check(v: &View<'_>, next_node: NodeId, next_edge: u64) -> Result<C
 fn check_node_edges(
     v: &View<'_>,
     id: NodeId,
-    key: &crate::NodeKey,
+    key: &crate::value::NodeKey,
     r: &mut CheckReport,
     type_counts: &mut HashMap<TypeId, i64>,
 ) -> Result<()> {

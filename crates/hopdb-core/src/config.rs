@@ -1,7 +1,19 @@
 //! Open-time configuration. The defaults serve a 1.25M-edge graph inside 256 MB of RSS
 //! (measured in BENCHMARKS.md); every knob is one the RocksDB-backed graph study tuned.
 
-pub use crate::engine::Durability;
+/// How far an acknowledged write is guaranteed to survive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// The write is in the write-ahead log before the call returns: it survives a crash or
+    /// `kill -9` of the process (like SQLite's WAL with synchronous=NORMAL), not a power loss.
+    #[default]
+    Process,
+    /// The WAL is fsynced before the call returns: the write survives power loss.
+    Sync,
+    /// No WAL (bulk loading): writes become durable at the next flush or clean close; a crash
+    /// loses the unflushed tail but leaves a consistent earlier state (atomic flush).
+    None,
+}
 
 /// What an edge write does when an endpoint node does not exist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -31,6 +43,7 @@ pub enum AccessMode {
 /// Block compression of the on-disk tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Compression {
+    /// Uncompressed blocks: no decompression on reads, the largest files.
     None,
     /// LZ4 everywhere (the default): cheap to decompress on the random reads that key
     /// resolution and edge checks do once the data outgrows the block cache.
@@ -38,14 +51,18 @@ pub enum Compression {
     Lz4,
     /// LZ4 on every level but the last, Zstandard (smaller, slower to read) on the last.
     Lz4Zstd,
+    /// Zstandard on every level: the smallest files, the costliest blocks to decompress.
     Zstd,
 }
 
 /// Configuration for [`crate::Graph::open`].
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// Read-write (the one writer) or a read-only secondary. Default read-write.
     pub access: AccessMode,
+    /// How far a committed write is guaranteed to survive. Default [`Durability::Process`].
     pub durability: Durability,
+    /// What an edge write does when an endpoint is missing. Default [`MissingEndpoints::Create`].
     pub missing_endpoints: MissingEndpoints,
     /// Shared block cache for data, index and filter blocks. Default 48 MiB.
     pub block_cache_bytes: usize,
@@ -59,6 +76,7 @@ pub struct Config {
     pub background_jobs: i32,
     /// Bloom filter bits per key; 0 turns filters off. Default 10 (~1% false positives).
     pub bloom_bits_per_key: f64,
+    /// Block compression of the on-disk tables. Default [`Compression::Lz4`].
     pub compression: Compression,
     /// Budget of the in-memory key -> node id index (decision 0014): about 20 bytes a key of
     /// ten characters, so the default indexes about a million keys. Default 24 MiB.

@@ -2,71 +2,212 @@
 
 use std::path::PathBuf;
 
-/// Everything a HopDB operation can fail with.
+/// Everything a HopDB operation can fail with. New variants may come: match on [`Error::kind`]
+/// for a stable class.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
+    /// The path holds something other than a HopDB store (or nothing, for a read-only open).
     #[error("{path}: not a HopDB store: {reason}")]
-    NotAStore { path: PathBuf, reason: String },
+    NotAStore {
+        /// The directory that was to be opened.
+        path: PathBuf,
+        /// What was found there instead, or why it cannot be opened yet.
+        reason: String,
+    },
 
+    /// Another process or handle holds the store's write lock.
     #[error("{path}: the store is already open for writing by another process or handle (RocksDB lock held); open it read-only (secondary) instead")]
-    StoreLocked { path: PathBuf },
+    StoreLocked {
+        /// The store directory whose lock is held.
+        path: PathBuf,
+    },
 
+    /// The store was written in a format version this build does not read.
     #[error(
         "{path}: on-disk format version {found} is not supported by this build (it reads version {supported}){hint}"
     )]
     UnsupportedFormat {
+        /// The store directory.
         path: PathBuf,
+        /// The format version recorded in the store's meta column family.
         found: u32,
+        /// The one format version this build reads ([`crate::FORMAT_VERSION`]).
         supported: u32,
+        /// Whether a newer or an older HopDB wrote the store, and what to do (starts with a space).
         hint: &'static str,
     },
 
+    /// RocksDB reported damaged files, or the store's format marker does not decode.
     #[error("{path}: corruption detected: {detail}")]
-    Corruption { path: PathBuf, detail: String },
+    Corruption {
+        /// The store directory.
+        path: PathBuf,
+        /// RocksDB's message, or which marker is malformed.
+        detail: String,
+    },
 
+    /// A stored record (key mapping, adjacency key, counter, ...) does not decode.
+    #[error("corruption detected: malformed {what} ({context}); run `hopdb check` on the store")]
+    MalformedRecord {
+        /// The kind of record that failed to decode, e.g. "key mapping" or "degree counter".
+        what: String,
+        /// The operation that met it, e.g. "reading" or "loading the catalog".
+        context: &'static str,
+    },
+
+    /// The storage engine failed for a reason other than corruption or the lock.
     #[error("storage error in {context}: {detail}")]
-    Storage { context: &'static str, detail: String },
+    Storage {
+        /// The engine operation that failed, e.g. "committing a write batch".
+        context: &'static str,
+        /// The engine's message, prefixed by the store directory.
+        detail: String,
+    },
 
+    /// A file-system call on a store, backup or bulk-load file failed.
     #[error("I/O error on {path}: {source}")]
     Io {
+        /// The file or directory the call was on.
         path: PathBuf,
+        /// The operating system's error.
         #[source]
         source: std::io::Error,
     },
 
+    /// An argument HopDB cannot accept: an empty key or name, a non-finite weight, a bad path...
     #[error("invalid {what}: {reason}")]
-    Invalid { what: &'static str, reason: String },
+    Invalid {
+        /// The argument at fault, e.g. "node key", "edge weight" or "store path".
+        what: &'static str,
+        /// Why it is refused.
+        reason: String,
+    },
 
+    /// A key, name or encoded property map is over its size limit.
     #[error("{what} is {len} bytes, over the limit of {max} bytes")]
-    TooLarge { what: &'static str, len: usize, max: usize },
+    TooLarge {
+        /// The oversized item, e.g. "node key", "label" or "encoded property map".
+        what: &'static str,
+        /// Its size in bytes.
+        len: usize,
+        /// The limit in bytes: [`crate::MAX_KEY_BYTES`], [`crate::MAX_NAME_BYTES`] or
+        /// [`crate::MAX_PROPS_BYTES`].
+        max: usize,
+    },
 
+    /// An operation named a node that is not in the store.
     #[error("node {key} does not exist")]
-    NodeNotFound { key: String },
+    NodeNotFound {
+        /// The node's key as displayed by [`crate::NodeKey`] (strings quoted).
+        key: String,
+    },
 
+    /// An operation named an edge, by its endpoints and type, that is not in the store.
     #[error("edge {src} -[{ty}]-> {dst} does not exist")]
-    EdgeNotFound { src: String, ty: String, dst: String },
+    EdgeNotFound {
+        /// The source node's key, as displayed by [`crate::NodeKey`].
+        src: String,
+        /// The edge type's name.
+        ty: String,
+        /// The target node's key, as displayed by [`crate::NodeKey`].
+        dst: String,
+    },
 
+    /// An operation named an edge id (of a multi-edge type) that is not in the store.
     #[error("edge id {id} does not exist")]
-    EdgeIdNotFound { id: u64 },
+    EdgeIdNotFound {
+        /// The edge id asked for.
+        id: u64,
+    },
 
+    /// An edge type used against its declaration (multi versus single), redeclared differently,
+    /// or one past the most the store supports.
     #[error("edge type {ty}: {reason}")]
-    EdgeType { ty: String, reason: String },
+    EdgeType {
+        /// The edge type's name.
+        ty: String,
+        /// The conflict, and what to use instead where there is an alternative.
+        reason: String,
+    },
 
+    /// A write on a handle opened read-only.
     #[error("the store was opened read-only; {op} needs a writable open")]
-    ReadOnly { op: &'static str },
+    ReadOnly {
+        /// The refused operation, e.g. "writing" or "bulk loading".
+        op: &'static str,
+    },
 
+    /// A bulk load was given the same node key twice.
     #[error("node {key} is given twice in one bulk load")]
-    DuplicateNode { key: String },
+    DuplicateNode {
+        /// The repeated key, as displayed by [`crate::NodeKey`].
+        key: String,
+    },
 
+    /// A bulk load failed part-way through its commit, so this handle refuses further writes.
     #[error("a bulk load failed while committing ({reason}); this handle accepts no more writes: reopen the store, which rolls it back to its state before the load")]
-    BulkInterrupted { reason: String },
+    BulkInterrupted {
+        /// The commit's own error, or a note that an earlier load on this handle failed.
+        reason: String,
+    },
 
+    /// An error from one item of a batch call, with the item's position.
     #[error("item {index} of the batch: {source}")]
     InBatch {
+        /// The failing item's zero-based position in the batch.
         index: usize,
+        /// The item's own error.
         #[source]
         source: Box<Error>,
     },
+}
+
+/// The stable class of an error, what front ends (Python exceptions, CLI exit messages, Bolt
+/// status codes) map from. Variants of [`Error`] may be added; their kinds stay these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A node, edge or other named thing does not exist.
+    NotFound,
+    /// Bad input: a value, name, key or option HopDB cannot accept.
+    InvalidArgument,
+    /// The store is open for writing elsewhere.
+    Locked,
+    /// A write on a store opened read-only.
+    ReadOnly,
+    /// The store's files are damaged, not a HopDB store, or of an unsupported format.
+    Corruption,
+    /// A long call stopped by its timeout, cancel flag or memory bound.
+    Cancelled,
+    /// The storage engine or the file system failed.
+    Storage,
+}
+
+impl ErrorKind {
+    /// A short stable name (`not_found`, `invalid_argument`, ...), for logs and wire protocols.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::InvalidArgument => "invalid_argument",
+            ErrorKind::Locked => "locked",
+            ErrorKind::ReadOnly => "read_only",
+            ErrorKind::Corruption => "corruption",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::Storage => "storage",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A stored record that does not decode, found while reading.
+pub(crate) fn corrupt_rec(what: &str) -> Error {
+    Error::malformed(what, "reading")
 }
 
 /// Result with HopDB's [`Error`].
@@ -87,11 +228,39 @@ impl Error {
         }
     }
 
+    /// A stored record that does not decode: damage, reported as corruption.
+    pub(crate) fn malformed(what: impl Into<String>, context: &'static str) -> Self {
+        Error::MalformedRecord {
+            what: what.into(),
+            context,
+        }
+    }
+
     /// Wraps an error with the position of the batch item that caused it.
     pub(crate) fn at(self, index: usize) -> Self {
         Error::InBatch {
             index,
             source: Box::new(self),
+        }
+    }
+
+    /// The stable class of this error (a batch item's error keeps its item's class).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::NodeNotFound { .. } | Error::EdgeNotFound { .. } | Error::EdgeIdNotFound { .. } => {
+                ErrorKind::NotFound
+            }
+            Error::Invalid { .. } | Error::TooLarge { .. } | Error::EdgeType { .. } | Error::DuplicateNode { .. } => {
+                ErrorKind::InvalidArgument
+            }
+            Error::StoreLocked { .. } => ErrorKind::Locked,
+            Error::ReadOnly { .. } => ErrorKind::ReadOnly,
+            Error::Corruption { .. }
+            | Error::MalformedRecord { .. }
+            | Error::NotAStore { .. }
+            | Error::UnsupportedFormat { .. } => ErrorKind::Corruption,
+            Error::Storage { .. } | Error::Io { .. } | Error::BulkInterrupted { .. } => ErrorKind::Storage,
+            Error::InBatch { source, .. } => source.kind(),
         }
     }
 

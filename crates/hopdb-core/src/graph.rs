@@ -6,14 +6,14 @@ use crate::config::{AccessMode, Config};
 use crate::engine::memory::MemEngine;
 use crate::engine::rocks::RocksEngine;
 use crate::engine::{Cf, Engine, KvRead, Op, StorageStats};
-use crate::error::{Error, Result};
+use crate::error::{corrupt_rec, Error, Result};
 use crate::key_index::{Indexed, KeyIndex};
 use crate::model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
 use crate::read::View;
 use crate::records::*;
+use crate::state::{Inner, WriterState};
 use crate::value::{NodeKey, Props};
 use crate::write::WriteTxn;
-use parking_lot::{Mutex, RwLock};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -21,43 +21,6 @@ use std::time::Instant;
 
 /// The on-disk format this build writes and reads (decision 0005).
 pub const FORMAT_VERSION: u32 = 1;
-
-pub(crate) struct WriterState {
-    pub next_node: NodeId,
-    pub next_edge: u64,
-    /// Ids known to be live nodes in the committed state. Only writers read or change it,
-    /// under the writer lock, so it cannot go stale; it spares edge writes a liveness read
-    /// per endpoint.
-    pub live: quick_cache::unsync::Cache<NodeId, ()>,
-}
-
-pub(crate) struct Inner {
-    pub engine: Box<dyn Engine>,
-    pub path: Option<PathBuf>,
-    pub cfg: Config,
-    catalog: RwLock<Arc<Catalog>>,
-    pub ids: KeyIndex,
-    writer: Mutex<WriterState>,
-    /// Test hook: this many upcoming commits fail before reaching the engine.
-    pub fail_commits: std::sync::atomic::AtomicU32,
-    /// A bulk load failed half-committed: writes are refused until the store is reopened
-    /// (and so rolled back).
-    bulk_failed: std::sync::atomic::AtomicBool,
-    /// The store version and the change log (see [`Graph::version`]).
-    pub versions: crate::changes::Versions,
-}
-
-impl Inner {
-    pub(crate) fn catalog(&self) -> Arc<Catalog> {
-        self.catalog.read().clone()
-    }
-    pub(crate) fn set_catalog(&self, c: Arc<Catalog>) {
-        *self.catalog.write() = c;
-    }
-    pub(crate) fn fail_after_bulk(&self) {
-        self.bulk_failed.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
-}
 
 /// A property graph store. Cheap to clone (clones share the store) and safe to use from many
 /// threads: readers never block; writers take turns.
@@ -80,13 +43,16 @@ pub struct Graph {
 /// What [`Graph::backup`] copied.
 #[derive(Debug, Clone, Default)]
 pub struct BackupReport {
-    /// Records (key-value pairs, all column families) and their bytes.
+    /// Records copied (key-value pairs, all column families).
     pub records: u64,
+    /// Bytes of those records' keys and values (before compression).
     pub bytes: u64,
+    /// Wall-clock time of the whole backup, from the emptiness check to the final rename.
     pub seconds: f64,
 }
 
 impl BackupReport {
+    /// Copy throughput: records over seconds (a zero duration counts as one nanosecond).
     pub fn records_per_second(&self) -> f64 {
         self.records as f64 / self.seconds.max(1e-9)
     }
@@ -95,12 +61,19 @@ impl BackupReport {
 /// Storage-level facts for `hopdb stats`.
 #[derive(Debug, Clone)]
 pub struct Stats {
+    /// The store directory, or None for an in-memory store.
     pub path: Option<PathBuf>,
+    /// The on-disk format version ([`FORMAT_VERSION`]: an open store always has this one).
     pub format_version: u32,
+    /// Live nodes, from the maintained counter.
     pub nodes: u64,
+    /// Live edges (every parallel edge counts), from the maintained counter.
     pub edges: u64,
+    /// Labels carried by at least one node, with their node counts, sorted by name.
     pub labels: Vec<(String, u64)>,
+    /// Every declared edge type with its edge count (zero included), sorted by name.
     pub edge_types: Vec<(EdgeType, u64)>,
+    /// The storage engine's sizes and cache use (all zero for an in-memory store).
     pub storage: StorageStats,
 }
 
@@ -108,9 +81,7 @@ fn meta_u64(kv: &dyn KvRead, key: &[u8]) -> Result<Option<u64>> {
     match kv.get(Cf::Meta, key)? {
         None => Ok(None),
         Some(v) => Ok(Some(u64::from_le_bytes(
-            v.as_slice()
-                .try_into()
-                .map_err(|_| crate::read::corrupt_rec("meta counter"))?,
+            v.as_slice().try_into().map_err(|_| corrupt_rec("meta counter"))?,
         ))),
     }
 }
@@ -186,6 +157,9 @@ impl Graph {
 
     /// A new, empty in-memory store (same semantics as on disk; gone when dropped).
     pub fn in_memory_with(cfg: Config) -> Graph {
+        // `init` on a fresh MemEngine only reads an empty map and writes puts, none of which
+        // can fail, so the public constructor stays infallible.
+        #[allow(clippy::expect_used)]
         Self::init(Box::new(MemEngine::new()), None, cfg, true)
             .expect("initialising an empty in-memory store cannot fail")
     }
@@ -222,7 +196,7 @@ impl Graph {
                         Op::Put(Cf::Meta, META_NEXT_NODE.to_vec(), 1u64.to_le_bytes().to_vec()),
                         Op::Put(Cf::Meta, META_NEXT_EDGE.to_vec(), 1u64.to_le_bytes().to_vec()),
                     ],
-                    crate::Durability::Sync,
+                    crate::config::Durability::Sync,
                 )?;
             }
             Some(v) => {
@@ -252,21 +226,18 @@ impl Graph {
         // than the index's, and it is outside the budget).
         let live = quick_cache::unsync::Cache::new((cfg.id_cache_bytes / 128).max(16) as usize);
         Ok(Graph {
-            inner: Arc::new(Inner {
+            inner: Arc::new(Inner::new(
                 engine,
                 path,
                 cfg,
-                catalog: RwLock::new(Arc::new(catalog)),
+                catalog,
                 ids,
-                writer: Mutex::new(WriterState {
+                WriterState {
                     next_node,
                     next_edge,
                     live,
-                }),
-                fail_commits: Default::default(),
-                bulk_failed: Default::default(),
-                versions: Default::default(),
-            }),
+                },
+            )),
         })
     }
 
@@ -275,6 +246,7 @@ impl Graph {
         self.inner.path.as_deref()
     }
 
+    /// The configuration the store was opened with.
     pub fn config(&self) -> &Config {
         &self.inner.cfg
     }
@@ -285,7 +257,7 @@ impl Graph {
             return Err(Error::ReadOnly { op: "writing" });
         }
         let state = self.inner.writer.lock();
-        if self.inner.bulk_failed.load(std::sync::atomic::Ordering::SeqCst) {
+        if self.inner.bulk_failed() {
             return Err(Error::BulkInterrupted {
                 reason: "an earlier bulk load on this handle".into(),
             });
@@ -314,7 +286,7 @@ impl Graph {
         &self,
         after: u64,
         upto: u64,
-    ) -> std::result::Result<Vec<Arc<crate::ChangeSet>>, crate::ChangesUnavailable> {
+    ) -> std::result::Result<Vec<Arc<crate::changes::ChangeSet>>, crate::changes::ChangesUnavailable> {
         self.inner.versions.between(after, upto)
     }
 
@@ -341,6 +313,7 @@ impl Graph {
 
     // ---- writes, each its own atomic transaction ----
 
+    /// Inserts or updates one node (labels and properties merged or replaced per `mode`).
     pub fn upsert_node(&self, key: impl Into<NodeKey>, labels: &[&str], props: Props, mode: WriteMode) -> Result<()> {
         let mut tx = self.write()?;
         tx.upsert_node(key, labels, props, mode)?;
@@ -354,12 +327,15 @@ impl Graph {
         tx.commit()
     }
 
+    /// Deletes a node and every edge touching it. Fails with `NodeNotFound` if absent.
     pub fn delete_node(&self, key: impl Into<NodeKey>) -> Result<()> {
         let mut tx = self.write()?;
         tx.delete_node(key)?;
         tx.commit()
     }
 
+    /// Inserts or updates the edge `src -[ty]-> dst` of a simple (non-multi) type; missing
+    /// endpoints are created or rejected per [`crate::MissingEndpoints`].
     pub fn upsert_edge(
         &self,
         src: impl Into<NodeKey>,
@@ -381,6 +357,8 @@ impl Graph {
         tx.commit()
     }
 
+    /// Deletes the edge `src -[ty]-> dst` (every parallel one, for a multi-edge type). Fails
+    /// with `EdgeNotFound` if absent.
     pub fn delete_edge(&self, src: impl Into<NodeKey>, ty: &str, dst: impl Into<NodeKey>) -> Result<()> {
         let mut tx = self.write()?;
         tx.delete_edge(src, ty, dst)?;
@@ -424,6 +402,7 @@ impl Graph {
         )
     }
 
+    /// Node, edge, label and edge-type counts plus storage sizes, for `hopdb stats`.
     pub fn stats(&self) -> Result<Stats> {
         let g = self.view();
         let v = g.v();
@@ -462,7 +441,7 @@ impl Graph {
             true
         })?;
         if bad {
-            return Err(crate::read::corrupt_rec("key mapping"));
+            return Err(corrupt_rec("key mapping"));
         }
         Ok(n)
     }
@@ -553,7 +532,7 @@ impl Graph {
     /// succeeds without using one up). Nothing of a failed commit may become visible.
     #[doc(hidden)]
     pub fn inject_commit_failures(&self, n: u32) {
-        self.inner.fail_commits.store(n, std::sync::atomic::Ordering::SeqCst);
+        self.inner.commit_faults.arm(n);
     }
 
     fn view(&self) -> ViewGuard<'_> {
@@ -610,6 +589,7 @@ pub trait GraphRead {
     fn node(&self, key: &NodeKey) -> Result<Option<Node>> {
         delegate_view!(self).node(key)
     }
+    /// Whether a live node has this key.
     fn has_node(&self, key: &NodeKey) -> Result<bool> {
         delegate_view!(self).has_node(key)
     }
@@ -628,6 +608,7 @@ pub trait GraphRead {
     ) -> Result<Option<Edge>> {
         delegate_view!(self).find_edge(src, dst, ty, either_direction)
     }
+    /// The edge of a multi-edge type with this stable id, if it exists.
     fn edge_by_id(&self, id: u64) -> Result<Option<Edge>> {
         delegate_view!(self).edge_by_id(id)
     }
@@ -649,9 +630,11 @@ pub trait GraphRead {
     fn degree(&self, key: &NodeKey, dir: Direction, ty: Option<&str>) -> Result<Degree> {
         delegate_view!(self).degree(key, dir, ty)
     }
+    /// Number of live nodes, in O(1) from a maintained counter.
     fn node_count(&self) -> Result<u64> {
         delegate_view!(self).count(COUNT_NODES)
     }
+    /// Number of live edges (every parallel edge counts), in O(1) from a maintained counter.
     fn edge_count(&self) -> Result<u64> {
         delegate_view!(self).count(COUNT_EDGES)
     }

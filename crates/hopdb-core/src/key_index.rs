@@ -184,7 +184,10 @@ impl KeyIndex {
         let Ok(at) = u32::try_from((shard.chunks.len() - 1) * chunk + shard.fill) else {
             return Indexed::Skipped;
         };
-        let last = shard.chunks.last_mut().expect("a chunk was just ensured");
+        // Never taken: a chunk was just ensured. Were it, the store would answer for the key.
+        let Some(last) = shard.chunks.last_mut() else {
+            return Indexed::Skipped;
+        };
         last[shard.fill] = enc.len() as u8;
         last[shard.fill + 1..shard.fill + len].copy_from_slice(enc);
         shard.fill += len;

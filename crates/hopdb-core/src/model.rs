@@ -29,39 +29,54 @@ pub enum WriteMode {
 /// A node as read.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
+    /// The node's unique user key.
     pub key: NodeKey,
+    /// Its labels, without duplicates.
     pub labels: Vec<String>,
+    /// Its properties.
     pub props: Props,
 }
 
 /// An edge as read. For undirected types `src` is the node the edge was listed from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edge {
+    /// The source node's key (for undirected types, the node listed from).
     pub src: NodeKey,
+    /// The edge type's name.
     pub ty: Arc<str>,
+    /// The target node's key (for undirected types, the other end).
     pub dst: NodeKey,
     /// Stable id of an edge of a multi-edge type; 0 for simple types.
     pub id: u64,
+    /// The edge's weight; None for an unweighted edge (which weighs 1.0 in degree sums).
     pub weight: Option<f64>,
+    /// Its properties.
     pub props: Props,
 }
 
 /// Degree and weight sum of a node (unweighted edges weigh 1.0).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Degree {
+    /// Number of edges in the direction asked; a self-loop counts twice under
+    /// [`Direction::Both`] (an undirected one, in every direction).
     pub count: u64,
+    /// Sum of those edges' weights, counted as `count` counts them.
     pub weight_sum: f64,
 }
 
 /// A node for batch upserts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeInput {
+    /// The node's unique user key.
     pub key: NodeKey,
+    /// Labels to add (merge) or to set (replace).
     pub labels: Vec<String>,
+    /// Properties to merge in or to set.
     pub props: Props,
 }
 
 impl NodeInput {
+    /// A node with this key and no labels or properties.
     pub fn new(key: impl Into<NodeKey>) -> Self {
         NodeInput {
             key: key.into(),
@@ -69,10 +84,12 @@ impl NodeInput {
             props: Props::new(),
         }
     }
+    /// Adds a label (builder style).
     pub fn label(mut self, l: impl Into<String>) -> Self {
         self.labels.push(l.into());
         self
     }
+    /// Sets the properties, replacing any given before (builder style).
     pub fn props(mut self, p: Props) -> Self {
         self.props = p;
         self
@@ -82,14 +99,20 @@ impl NodeInput {
 /// An edge for batch upserts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EdgeInput {
+    /// The source node's key.
     pub src: NodeKey,
+    /// The edge type's name (created as directed and simple on first use).
     pub ty: String,
+    /// The target node's key.
     pub dst: NodeKey,
+    /// The weight to set; None keeps the old weight on merge, and leaves a new edge unweighted.
     pub weight: Option<f64>,
+    /// Properties to merge in or to set.
     pub props: Props,
 }
 
 impl EdgeInput {
+    /// An unweighted edge `src -[ty]-> dst` with no properties.
     pub fn new(src: impl Into<NodeKey>, ty: impl Into<String>, dst: impl Into<NodeKey>) -> Self {
         EdgeInput {
             src: src.into(),
@@ -99,10 +122,12 @@ impl EdgeInput {
             props: Props::new(),
         }
     }
+    /// Sets the weight (builder style).
     pub fn weight(mut self, w: f64) -> Self {
         self.weight = Some(w);
         self
     }
+    /// Sets the properties, replacing any given before (builder style).
     pub fn props(mut self, p: Props) -> Self {
         self.props = p;
         self

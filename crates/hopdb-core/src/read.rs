@@ -4,7 +4,7 @@
 use crate::catalog::{Catalog, EdgeType};
 use crate::counters::{decode_count, Deg, DegSet};
 use crate::engine::{Cf, KvRead};
-use crate::error::{Error, Result};
+use crate::error::{corrupt_rec, Error, Result};
 use crate::key_index::KeyIndex;
 use crate::model::{Degree, Direction, Edge, Node};
 use crate::records::*;
@@ -30,7 +30,7 @@ pub(crate) struct View<'a> {
     pub ids: Option<&'a KeyIndex>,
     /// For reads of the latest state: the store, whose current catalog knows every type and
     /// label of data committed after `cat` was taken (writers publish them first).
-    pub fresh: Option<&'a crate::graph::Inner>,
+    pub fresh: Option<&'a crate::state::Inner>,
 }
 
 impl View<'_> {
@@ -645,13 +645,6 @@ impl View<'_> {
             out.push(NodeRec::decode_key(&v)?);
         }
         Ok(out)
-    }
-}
-
-pub(crate) fn corrupt_rec(what: &str) -> Error {
-    Error::Storage {
-        context: "reading",
-        detail: format!("malformed {what}"),
     }
 }
 

@@ -5,8 +5,9 @@
 use crate::error::Result;
 use crate::value::{decode_props, encode_props, put_len_prefixed, put_varint, NodeKey, Props, Reader};
 
-/// Node ids are dense u64s; 0 is never used.
-pub(crate) type NodeId = u64;
+/// A node's internal id: dense, assigned once per key and never reused; 0 is never used
+/// (decision 0002).
+pub type NodeId = u64;
 /// Edge-type and label ids are dense u32s.
 pub(crate) type TypeId = u32;
 

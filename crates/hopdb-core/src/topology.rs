@@ -3,15 +3,12 @@
 //! properties are never decoded, and the store version a projection is built at.
 
 use crate::engine::Cf;
-use crate::error::Result;
+use crate::error::{corrupt_rec, Result};
 use crate::graph::{GraphRead, ReadTxn};
 use crate::model::Direction;
-use crate::read::{corrupt_rec, scan_node_records, Side};
-use crate::records::{parse_adj_key, AdjKey, EdgeRec, NodeRec, TypeId};
+use crate::read::{scan_node_records, Side};
+use crate::records::{parse_adj_key, AdjKey, EdgeRec, NodeId, NodeRec, TypeId};
 use crate::value::NodeKey;
-
-/// A node's internal id: dense, assigned once per key and never reused (decision 0002).
-pub type NodeId = u64;
 
 /// One adjacency entry as seen from the node it was listed from.
 pub struct Adjacent<'a> {

@@ -20,13 +20,21 @@ pub const MAX_DEPTH: usize = 32;
 /// A property value.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
+    /// An explicit null, stored as such (not the same as an absent property).
     Null,
+    /// A boolean.
     Bool(bool),
+    /// A signed 64-bit integer.
     Int(i64),
+    /// A 64-bit float, stored bit for bit (NaN and infinities included).
     Float(f64),
+    /// A UTF-8 string.
     Str(String),
+    /// Raw bytes.
     Bytes(Vec<u8>),
+    /// An ordered list of values, nested at most 32 levels deep.
     List(Vec<Value>),
+    /// A map from names to values, ordered by name, nested at most 32 levels deep.
     Map(BTreeMap<String, Value>),
 }
 
@@ -74,7 +82,9 @@ pub fn props<K: Into<String>, I: IntoIterator<Item = (K, Value)>>(pairs: I) -> P
 /// different nodes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum NodeKey {
+    /// An integer key; integer keys sort before string keys.
     Int(i64),
+    /// A non-empty string key of at most [`MAX_KEY_BYTES`] bytes.
     Str(String),
 }
 
@@ -179,10 +189,7 @@ pub(crate) fn validate_name(what: &'static str, name: &str) -> Result<()> {
 }
 
 fn decode_err(msg: &str) -> Error {
-    Error::Storage {
-        context: "decoding a stored record",
-        detail: msg.to_owned(),
-    }
+    Error::malformed(msg, "decoding a stored record")
 }
 
 // ---- varints ----

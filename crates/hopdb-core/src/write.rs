@@ -8,15 +8,14 @@ use crate::catalog::{label_op, type_op, Catalog, EdgeType, EdgeTypeOptions};
 use crate::config::MissingEndpoints;
 use crate::counters::{Deg, DegSet};
 use crate::engine::{Cf, Engine, KvRead, Op};
-use crate::error::{Error, Result};
-use crate::graph::{Inner, WriterState};
+use crate::error::{corrupt_rec, Error, Result};
 use crate::model::WriteMode;
 use crate::records::*;
+use crate::state::{Inner, WriterState};
 use crate::value::{validate_name, validate_props, NodeKey, Props};
 use parking_lot::MutexGuard;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// Per column family: key -> new value (None = deleted).
@@ -62,7 +61,7 @@ impl KvRead for TxnReader<'_> {
                 match pending {
                     Some((_, delta)) if !delta.0.is_empty() => {
                         let mut d = match base {
-                            Some(v) => DegSet::decode(&v).ok_or_else(|| crate::read::corrupt_rec("degree counter"))?,
+                            Some(v) => DegSet::decode(&v).ok_or_else(|| corrupt_rec("degree counter"))?,
                             None => DegSet::default(),
                         };
                         d.merge(delta);
@@ -167,7 +166,7 @@ pub struct WriteTxn<'g> {
     poisoned: bool,
     /// Structural changes, recorded when the store tracks them (decided when the
     /// transaction starts: a commit of an untracked transaction is logged as unrecorded).
-    changes: Option<Vec<crate::GraphChange>>,
+    changes: Option<Vec<crate::changes::GraphChange>>,
 }
 
 impl<'g> WriteTxn<'g> {
@@ -195,10 +194,7 @@ impl<'g> WriteTxn<'g> {
     }
 
     fn cat_mut(&mut self) -> &mut Catalog {
-        if self.cat.is_none() {
-            self.cat = Some((*self.base_cat).clone());
-        }
-        self.cat.as_mut().expect("just set")
+        self.cat.get_or_insert_with(|| (*self.base_cat).clone())
     }
 
     /// Runs one operation; any error aborts the whole transaction.
@@ -264,7 +260,7 @@ impl<'g> WriteTxn<'g> {
     }
 
     /// Upserts many nodes, reading what they need in batches first.
-    pub fn upsert_nodes(&mut self, nodes: &[crate::NodeInput], mode: WriteMode) -> Result<()> {
+    pub fn upsert_nodes(&mut self, nodes: &[crate::model::NodeInput], mode: WriteMode) -> Result<()> {
         self.run(|tx| {
             let keys: Vec<&NodeKey> = nodes.iter().map(|n| &n.key).collect();
             tx.prefetch_keys(&keys)?;
@@ -285,7 +281,7 @@ impl<'g> WriteTxn<'g> {
 
     /// Upserts many edges, reading what they need (ids, liveness, existing edges) in
     /// batches first.
-    pub fn upsert_edges(&mut self, edges: &[crate::EdgeInput], mode: WriteMode) -> Result<()> {
+    pub fn upsert_edges(&mut self, edges: &[crate::model::EdgeInput], mode: WriteMode) -> Result<()> {
         self.run(|tx| {
             let keys: Vec<&NodeKey> = edges.iter().flat_map(|e| [&e.src, &e.dst]).collect();
             tx.prefetch_keys(&keys)?;
@@ -316,7 +312,7 @@ impl<'g> WriteTxn<'g> {
             match (parse_adj_key(k), EdgeRec::decode_head(v)) {
                 (Some(a), Ok((_, w))) => out.push((a, w)),
                 (_, Err(e)) => bad = Some(e),
-                (None, _) => bad = Some(crate::read::corrupt_rec("adjacency key")),
+                (None, _) => bad = Some(corrupt_rec("adjacency key")),
             }
             bad.is_none()
         })?;
@@ -332,11 +328,7 @@ impl<'g> WriteTxn<'g> {
             return Ok(true);
         }
         let live = match self.get(Cf::Keys, &key.encode())? {
-            Some(v) => {
-                parse_key_value(&v)
-                    .ok_or_else(|| crate::read::corrupt_rec("key mapping"))?
-                    .1
-            }
+            Some(v) => parse_key_value(&v).ok_or_else(|| corrupt_rec("key mapping"))?.1,
             None => false,
         };
         if live {
@@ -380,7 +372,7 @@ impl<'g> WriteTxn<'g> {
             None => self.g.engine.get(Cf::Keys, &enc)?,
         };
         let Some(v) = v else { return Ok(None) };
-        let (id, _) = parse_key_value(&v).ok_or_else(|| crate::read::corrupt_rec("key mapping"))?;
+        let (id, _) = parse_key_value(&v).ok_or_else(|| corrupt_rec("key mapping"))?;
         self.g.ids.insert(key, id);
         Ok(Some(id))
     }
@@ -507,7 +499,7 @@ impl<'g> WriteTxn<'g> {
             self.count(COUNT_NODES, 1);
             self.liveness.push((id, true));
             if let Some(log) = self.changes.as_mut() {
-                log.push(crate::GraphChange::NodeAdded { id, key: key.clone() });
+                log.push(crate::changes::GraphChange::NodeAdded { id, key: key.clone() });
             }
             self.put(Cf::Keys, &key.encode(), key_value(id, true).to_vec());
         }
@@ -615,14 +607,14 @@ impl<'g> WriteTxn<'g> {
             let (src, dst, ty, undirected) = (s, d, t.id, t.options.undirected);
             for _ in 0..dc.unsigned_abs() {
                 log.push(if dc > 0 {
-                    crate::GraphChange::EdgeAdded {
+                    crate::changes::GraphChange::EdgeAdded {
                         src,
                         dst,
                         ty,
                         undirected,
                     }
                 } else {
-                    crate::GraphChange::EdgeRemoved {
+                    crate::changes::GraphChange::EdgeRemoved {
                         src,
                         dst,
                         ty,
@@ -739,15 +731,15 @@ impl<'g> WriteTxn<'g> {
         let v = self
             .get(Cf::EdgeIds, &id_bytes(eid))?
             .ok_or(Error::EdgeIdNotFound { id: eid })?;
-        let (s, ty, d) = parse_edge_id_value(&v).ok_or_else(|| crate::read::corrupt_rec("edge id entry"))?;
+        let (s, ty, d) = parse_edge_id_value(&v).ok_or_else(|| corrupt_rec("edge id entry"))?;
         let t = self
             .cat()
             .type_by_id(ty)
             .cloned()
-            .ok_or_else(|| crate::read::corrupt_rec("edge of an unknown type"))?;
+            .ok_or_else(|| corrupt_rec("edge of an unknown type"))?;
         let rec = self
             .get(Cf::Out, &adj_key(s, ty, d, eid))?
-            .ok_or_else(|| crate::read::corrupt_rec("edge id without its edge"))?;
+            .ok_or_else(|| corrupt_rec("edge id without its edge"))?;
         Ok((s, t, d, EdgeRec::decode(&rec)?))
     }
 
@@ -759,7 +751,7 @@ impl<'g> WriteTxn<'g> {
             let (s, t, d, old) = tx.edge_at(eid)?;
             let src_key = tx
                 .node_rec(s)?
-                .ok_or_else(|| crate::read::corrupt_rec("edge from a missing node"))?
+                .ok_or_else(|| corrupt_rec("edge from a missing node"))?
                 .key;
             let rec = match mode {
                 WriteMode::Merge => {
@@ -867,7 +859,7 @@ impl<'g> WriteTxn<'g> {
                 .cat()
                 .type_by_id(a.ty)
                 .cloned()
-                .ok_or_else(|| crate::read::corrupt_rec("edge of an unknown type"))?;
+                .ok_or_else(|| corrupt_rec("edge of an unknown type"))?;
             let (s, d) = match cf {
                 Cf::Out => (id, a.nbr),
                 _ if a.nbr == id => continue, // a directed self-loop, handled from its out entry
@@ -887,7 +879,7 @@ impl<'g> WriteTxn<'g> {
         self.count(COUNT_NODES, -1);
         self.liveness.push((id, false));
         if let Some(log) = self.changes.as_mut() {
-            log.push(crate::GraphChange::NodeRemoved { id });
+            log.push(crate::changes::GraphChange::NodeRemoved { id });
         }
         Ok(true)
     }
@@ -960,11 +952,7 @@ impl<'g> WriteTxn<'g> {
         }
         let next_base = new_cat.clone().unwrap_or_else(|| self.base_cat.clone());
         let old_cat = std::mem::replace(&mut self.base_cat, next_base);
-        let injected = self
-            .g
-            .fail_commits
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-            .is_ok();
+        let injected = self.g.commit_faults.take();
         self.g.versions.begin();
         let written = if injected {
             Err(Error::Storage {

@@ -1,5 +1,8 @@
 //! Behaviour of the public API, run on both engines (RocksDB on disk and in memory).
 
+// Tests: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use hopdb_core::*;
 
 /// A store of each kind; the tempdir lives as long as the store.

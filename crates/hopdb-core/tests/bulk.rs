@@ -3,6 +3,9 @@
 //! properties, edges both ways, degrees, counts), on an empty store and on one that already
 //! has data (merges, edges to old nodes, revived deleted nodes), on both engines.
 
+// Tests: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use hopdb_core::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,6 +1,9 @@
 //! The store version and the change log: what a commit records, in order, and when the log
 //! cannot answer (tracking off, trimmed, a bulk load in the range).
 
+// Tests: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use hopdb_core::{ChangesUnavailable, EdgeTypeOptions, Graph, GraphChange, GraphRead, NodeKey, WriteMode};
 
 fn edge(g: &Graph, a: &str, ty: &str, b: &str) {

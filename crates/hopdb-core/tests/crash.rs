@@ -11,6 +11,9 @@
 //! delays), `HOPDB_CRASH_KILLS` (default 120), `HOPDB_CRASH_DURABILITY` (`process`, the
 //! default; `none` is a negative control that must fail).
 
+// Tests: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use hopdb_core::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

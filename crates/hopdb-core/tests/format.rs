@@ -1,6 +1,9 @@
 //! The on-disk format: a store written by format 1 still opens, and directories that are not
 //! (usable) HopDB stores are refused with a clear, typed error.
 
+// Tests: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use hopdb_core::*;
 use std::path::{Path, PathBuf};
 

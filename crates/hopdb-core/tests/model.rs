@@ -16,6 +16,9 @@
 //!
 //! Case count: `HOPDB_MODEL_CASES` (default 64); sequence length: `HOPDB_MODEL_OPS` (default 60).
 
+// Tests: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use hopdb_core::*;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;

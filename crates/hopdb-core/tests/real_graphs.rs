@@ -13,6 +13,9 @@
 //!
 //! Run: `cargo test --release -p hopdb-core --test real_graphs -- --nocapture`
 
+// Tests: a panic is the failure report.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use flate2::read::GzDecoder;
 use hopdb_core::*;
 use rand::SeedableRng;

@@ -98,9 +98,11 @@ impl Engine for MemEngine {
                         Cf::Counts => merge_count(base, ops),
                         _ => None,
                     }
-                    .ok_or_else(|| Error::Storage {
-                        context: "in-memory merge",
-                        detail: format!("malformed counter operand in column family {}", cf.name()),
+                    .ok_or_else(|| {
+                        Error::malformed(
+                            format!("counter operand in column family {}", cf.name()),
+                            "in-memory merge",
+                        )
                     })?;
                     map.insert(k, merged);
                 }

@@ -2,9 +2,11 @@
 //! prefix scans, atomic write batches and snapshots. RocksDB is the durable engine; the
 //! in-memory engine gives the same semantics for tests and ephemeral graphs.
 
+pub(crate) mod faults;
 pub(crate) mod memory;
 pub(crate) mod rocks;
 
+pub(crate) use crate::config::Durability;
 use crate::error::Result;
 use std::path::Path;
 use std::sync::Arc;
@@ -22,7 +24,8 @@ pub(crate) enum Cf {
     Out = 3,
     /// (dst, type, src, edge id) -> edge record, listed from the target (directed types only).
     In = 4,
-    /// (node, type) -> degree and weight-sum counters, maintained by a merge operator.
+    /// node -> degree and weight-sum counters per type and direction, maintained by a merge
+    /// operator (decision 0004; layout in docs/format.md).
     Deg = 5,
     /// Global counters (nodes, edges, per label, per type), maintained by a merge operator.
     Counts = 6,
@@ -97,28 +100,20 @@ pub(crate) trait KvRead: Send + Sync {
     }
 }
 
-/// How far an acknowledged write is guaranteed to survive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Durability {
-    /// The write is in the write-ahead log before the call returns: it survives a crash or
-    /// `kill -9` of the process (like SQLite's WAL with synchronous=NORMAL), not a power loss.
-    #[default]
-    Process,
-    /// The WAL is fsynced before the call returns: the write survives power loss.
-    Sync,
-    /// No WAL (bulk loading): writes become durable at the next flush or clean close; a crash
-    /// loses the unflushed tail but leaves a consistent earlier state (atomic flush).
-    None,
-}
-
 /// Storage figures for `hopdb stats`.
 #[derive(Debug, Clone, Default)]
 pub struct StorageStats {
+    /// Total size of the SST files, all column families (RocksDB's `total-sst-files-size`).
     pub sst_bytes: u64,
+    /// RocksDB's estimate of the live data in them; the rest is space compaction can reclaim.
     pub live_data_bytes: u64,
+    /// Bytes held by the memtables (active and immutable), all column families.
     pub memtable_bytes: u64,
+    /// Bytes in use in the shared block cache.
     pub block_cache_bytes: u64,
+    /// Number of SST files over all levels and column families.
     pub sst_files: u64,
+    /// Size of the write-ahead log files (`*.log`) in the store directory.
     pub wal_bytes: u64,
 }
 

@@ -257,24 +257,46 @@ impl RocksEngine {
                 (db, Some(dir))
             }
         };
+        let engine = RocksEngine {
+            db: Arc::new(db),
+            path: path.to_owned(),
+            cache,
+            _wbm: wbm,
+            _row_cache: row_cache,
+            secondary_dir,
+            bulk_opts,
+        };
+        // Every column family was opened above; a handle missing now fails the open (and the
+        // engine's drop removes a secondary's directory).
+        for c in Cf::ALL {
+            engine.cf(c)?;
+        }
         tracing::info!(path = %path.display(), fresh, access = ?cfg.access, "opened RocksDB store");
-        Ok((
-            RocksEngine {
-                db: Arc::new(db),
-                path: path.to_owned(),
-                cache,
-                _wbm: wbm,
-                _row_cache: row_cache,
-                secondary_dir,
-                bulk_opts,
-            },
-            fresh,
-        ))
+        Ok((engine, fresh))
     }
 
-    fn cf(&self, cf: Cf) -> &ColumnFamily {
-        // Every column family is created or verified at open.
-        self.db.cf_handle(cf.name()).expect("column family verified at open")
+    fn cf(&self, cf: Cf) -> Result<&ColumnFamily> {
+        cf_handle(&self.db, &self.path, cf)
+    }
+}
+
+/// The handle of one of HopDB's column families: `DB::cf_handle`'s one map lookup, nothing
+/// more. `RocksEngine::open` opens every family and checks each handle, so a miss is an
+/// engine failure, reported as a storage error rather than a panic.
+#[inline]
+fn cf_handle<'d>(db: &'d DB, path: &Path, cf: Cf) -> Result<&'d ColumnFamily> {
+    match db.cf_handle(cf.name()) {
+        Some(h) => Ok(h),
+        None => Err(missing_cf(path, cf)),
+    }
+}
+
+/// Out of line, so the lookup's hot path stays as small as the `expect` it replaced.
+#[cold]
+fn missing_cf(path: &Path, cf: Cf) -> Error {
+    Error::Storage {
+        context: "resolving a column family",
+        detail: format!("{}: column family {} is not open", path.display(), cf.name()),
     }
 }
 
@@ -382,7 +404,7 @@ fn run_scan_many(
 impl KvRead for RocksEngine {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
         self.db
-            .get_pinned_cf(self.cf(cf), key)
+            .get_pinned_cf(self.cf(cf)?, key)
             .map(|o| o.map(|s| s.to_vec()))
             .map_err(|e| map_err(&self.path, "reading", e))
     }
@@ -391,14 +413,14 @@ impl KvRead for RocksEngine {
         if crate::parallel::splits(keys.len(), crate::parallel::PARALLEL_BATCH_MIN) && self.secondary_dir.is_none() {
             // Halves read on two threads must see one state: pin it.
             let snap = self.db.snapshot();
-            return multi_get_split(&self.db, self.cf(cf), keys, Some(&snap), &self.path);
+            return multi_get_split(&self.db, self.cf(cf)?, keys, Some(&snap), &self.path);
         }
         // A secondary instance is a fixed state already.
-        multi_get_split(&self.db, self.cf(cf), keys, None, &self.path)
+        multi_get_split(&self.db, self.cf(cf)?, keys, None, &self.path)
     }
 
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
-        let it = self.db.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix));
+        let it = self.db.raw_iterator_cf_opt(self.cf(cf)?, scan_opts(cf, prefix));
         run_scan(it, &self.path, prefix, start, f)
     }
 
@@ -406,7 +428,7 @@ impl KvRead for RocksEngine {
         if let [p] = prefixes {
             return self.scan(cf, p, p, &mut |k, v| f(0, k, v));
         }
-        let it = self.db.raw_iterator_cf_opt(self.cf(cf), scan_many_opts(cf, prefixes));
+        let it = self.db.raw_iterator_cf_opt(self.cf(cf)?, scan_many_opts(cf, prefixes));
         run_scan_many(it, &self.path, prefixes, f)
     }
 }
@@ -437,8 +459,8 @@ impl RocksSnapshot {
             path,
         }
     }
-    fn cf(&self, cf: Cf) -> &ColumnFamily {
-        self.db.cf_handle(cf.name()).expect("column family verified at open")
+    fn cf(&self, cf: Cf) -> Result<&ColumnFamily> {
+        cf_handle(&self.db, &self.path, cf)
     }
 }
 
@@ -447,23 +469,23 @@ impl KvRead for RocksSnapshot {
         let Some(snap) = &self.snap else {
             return self
                 .db
-                .get_pinned_cf(self.cf(cf), key)
+                .get_pinned_cf(self.cf(cf)?, key)
                 .map(|o| o.map(|s| s.to_vec()))
                 .map_err(|e| map_err(&self.path, "reading", e));
         };
-        snap.get_pinned_cf(self.cf(cf), key)
+        snap.get_pinned_cf(self.cf(cf)?, key)
             .map(|o| o.map(|s| s.to_vec()))
             .map_err(|e| map_err(&self.path, "reading a snapshot", e))
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
-        multi_get_split(&self.db, self.cf(cf), keys, self.snap.as_ref(), &self.path)
+        multi_get_split(&self.db, self.cf(cf)?, keys, self.snap.as_ref(), &self.path)
     }
 
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
         let it = match &self.snap {
-            Some(snap) => snap.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix)),
-            None => self.db.raw_iterator_cf_opt(self.cf(cf), scan_opts(cf, prefix)),
+            Some(snap) => snap.raw_iterator_cf_opt(self.cf(cf)?, scan_opts(cf, prefix)),
+            None => self.db.raw_iterator_cf_opt(self.cf(cf)?, scan_opts(cf, prefix)),
         };
         run_scan(it, &self.path, prefix, start, f)
     }
@@ -474,8 +496,8 @@ impl KvRead for RocksSnapshot {
         }
         let ro = scan_many_opts(cf, prefixes);
         let it = match &self.snap {
-            Some(snap) => snap.raw_iterator_cf_opt(self.cf(cf), ro),
-            None => self.db.raw_iterator_cf_opt(self.cf(cf), ro),
+            Some(snap) => snap.raw_iterator_cf_opt(self.cf(cf)?, ro),
+            None => self.db.raw_iterator_cf_opt(self.cf(cf)?, ro),
         };
         run_scan_many(it, &self.path, prefixes, f)
     }
@@ -497,9 +519,9 @@ impl Engine for RocksEngine {
         let mut b = WriteBatch::default();
         for op in &ops {
             match op {
-                Op::Put(cf, k, v) => b.put_cf(self.cf(*cf), k, v),
-                Op::Delete(cf, k) => b.delete_cf(self.cf(*cf), k),
-                Op::Merge(cf, k, v) => b.merge_cf(self.cf(*cf), k, v),
+                Op::Put(cf, k, v) => b.put_cf(self.cf(*cf)?, k, v),
+                Op::Delete(cf, k) => b.delete_cf(self.cf(*cf)?, k),
+                Op::Merge(cf, k, v) => b.merge_cf(self.cf(*cf)?, k, v),
             }
         }
         let mut wo = WriteOptions::default();
@@ -514,7 +536,10 @@ impl Engine for RocksEngine {
         if self.secondary_dir.is_some() {
             return Ok(());
         }
-        let handles: Vec<&ColumnFamily> = Cf::ALL.iter().map(|&c| self.cf(c)).collect();
+        let handles = Cf::ALL
+            .iter()
+            .map(|&c| self.cf(c))
+            .collect::<Result<Vec<&ColumnFamily>>>()?;
         self.db
             .flush_cfs_opt(&handles, &rocksdb::FlushOptions::default())
             .map_err(|e| map_err(&self.path, "flushing", e))?;
@@ -525,7 +550,7 @@ impl Engine for RocksEngine {
 
     fn compact(&self) -> Result<()> {
         for &c in &Cf::ALL {
-            self.db.compact_range_cf(self.cf(c), None::<&[u8]>, None::<&[u8]>);
+            self.db.compact_range_cf(self.cf(c)?, None::<&[u8]>, None::<&[u8]>);
         }
         Ok(())
     }
@@ -534,7 +559,7 @@ impl Engine for RocksEngine {
         let sum = |prop: &str| -> u64 {
             Cf::ALL
                 .iter()
-                .filter_map(|&c| self.db.property_int_value_cf(self.cf(c), prop).ok().flatten())
+                .filter_map(|&c| self.db.property_int_value_cf(self.cf(c).ok()?, prop).ok().flatten())
                 .sum()
         };
         let wal_bytes = std::fs::read_dir(&self.path)
@@ -607,7 +632,7 @@ impl Engine for RocksEngine {
             o.set_allow_global_seqno(true);
             o.set_allow_blocking_flush(true);
             self.db
-                .ingest_external_file_cf_opts(self.cf(cf), &o, vec![&path])
+                .ingest_external_file_cf_opts(self.cf(cf)?, &o, vec![&path])
                 .map_err(|e| map_err(&path, "ingesting a bulk file", e))?;
         }
         Ok(())
@@ -694,7 +719,7 @@ fn roll_back(path: &Path) -> Result<()> {
             std::fs::remove_file(&p).map_err(io_err(&p))?;
         }
     }
-    crate::bulk::crash_point("mid-rollback");
+    super::faults::crash_point("mid-rollback");
     for e in std::fs::read_dir(&cp).map_err(io_err(&cp))? {
         let e = e.map_err(io_err(&cp))?;
         let to = path.join(e.file_name());
