@@ -8,6 +8,8 @@
 //! memory, the seed nodes (file ids, so bench/algo_vs_peers.py can run the same queries), per
 //! seed latency and distinct count of 2-, 3-, 4-hop within-k (out-edges, no limit) and of the
 //! "within 4, LIMIT 100" query, PageRank (20 iterations) on 1 and 2 threads, and WCC.
+// A benchmark program, not library code: a failed unwrap/expect aborts the run with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../tests/common/edgelist.rs"]
 mod edgelist;

@@ -3,6 +3,8 @@
 //!
 //! usage: cargo run -p hopdb-algo --release --example community_bench -- [DATASETS_DIR] [--no-leidenalg] [--no-reference]
 //! Needs python3 with igraph and leidenalg for the reference columns.
+// A benchmark program, not library code: a failed unwrap/expect aborts the run with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../tests/common/edgelist.rs"]
 mod edgelist;

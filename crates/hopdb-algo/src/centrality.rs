@@ -21,7 +21,9 @@ use crate::util::{HeapEntry as Entry, Ticker};
 /// Which edges a node's degree counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DegreeDirection {
+    /// Outgoing edges (a node's row in the projection).
     Out,
+    /// Incoming edges (the node as a target).
     In,
     /// In + out: NetworkX's degree of a directed graph (a self-loop counts twice).
     Both,
@@ -53,6 +55,7 @@ pub fn degree_centrality(graph: &Csr, direction: DegreeDirection, ctrl: &Control
     Ok(degree.into_iter().map(|d| d as f64 * scale).collect())
 }
 
+/// How betweenness reads the graph: direction, weights, normalisation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BetweennessOptions {
     /// Follow edges only forwards; `false` treats every edge as undirected.
@@ -77,6 +80,7 @@ pub fn betweenness_centrality(graph: &Csr, opts: BetweennessOptions, ctrl: &Cont
 /// Estimated betweenness from `k` distinct pivot sources and the pivots used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SampledBetweenness {
+    /// Estimated betweenness per node, scaled to estimate the exact score.
     pub scores: Vec<f64>,
     /// The pivots, in the order drawn.
     pub sources: Vec<u32>,

@@ -14,7 +14,9 @@ use crate::util::{renumber, u32s, BitSet, Ticker, NONE};
 /// A component id per node and the number of components.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Components {
+    /// Component id of each node, in `0..count`.
     pub component: Vec<u32>,
+    /// Number of components (isolated nodes count as one each).
     pub count: u32,
 }
 

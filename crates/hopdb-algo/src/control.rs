@@ -18,14 +18,29 @@ use thiserror::Error;
 /// Why an algorithm stopped without an answer.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum AlgoError {
+    /// The caller's cancel flag was set ([`Control::with_cancel`]).
     #[error("cancelled")]
     Cancelled,
+    /// The run passed its deadline ([`Control::with_timeout`]); holds the timeout given.
     #[error("deadline of {0:?} exceeded")]
     DeadlineExceeded(Duration),
+    /// The run's working memory would pass its bound ([`Control::with_max_memory`]).
     #[error("memory bound of {limit} bytes exceeded (needed about {needed})")]
-    MemoryLimit { limit: usize, needed: usize },
+    MemoryLimit {
+        /// The bound, in bytes.
+        limit: usize,
+        /// The estimate that passed it, in bytes.
+        needed: usize,
+    },
+    /// A node argument is not a node of the projection.
     #[error("node {node} is not in the projection (0..{n})")]
-    NodeOutOfRange { node: u32, n: u32 },
+    NodeOutOfRange {
+        /// The node asked for.
+        node: u32,
+        /// The projection's node count.
+        n: u32,
+    },
+    /// An option or argument is outside its domain; the message says which and why.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
 }
@@ -39,6 +54,7 @@ pub struct Control {
 }
 
 impl Control {
+    /// No cancel flag, deadline or memory bound (the same as `Control::default()`).
     pub fn unbounded() -> Control {
         Control::default()
     }

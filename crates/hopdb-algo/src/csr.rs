@@ -5,12 +5,34 @@ use thiserror::Error;
 /// Why a projection could not be built.
 #[derive(Debug, Error, PartialEq)]
 pub enum CsrError {
+    /// An input edge has an endpoint `>= n`.
     #[error("edge {index} ({src} -> {dst}) names a node outside 0..{n}")]
-    NodeOutOfRange { index: usize, src: u32, dst: u32, n: u32 },
+    NodeOutOfRange {
+        /// Position of the edge in the input.
+        index: usize,
+        /// Its source.
+        src: u32,
+        /// Its target.
+        dst: u32,
+        /// The node count given.
+        n: u32,
+    },
+    /// The weights are not one per edge.
     #[error("{weights} weights for {edges} edges")]
-    WeightCount { weights: usize, edges: usize },
+    WeightCount {
+        /// Weights given.
+        weights: usize,
+        /// Edges given.
+        edges: usize,
+    },
+    /// The edge ids are not one per edge.
     #[error("{ids} edge ids for {edges} edges")]
-    IdCount { ids: usize, edges: usize },
+    IdCount {
+        /// Edge ids given.
+        ids: usize,
+        /// Edges given.
+        edges: usize,
+    },
 }
 
 /// One direction of adjacency over nodes `0..n`: the neighbours of `v` are
@@ -227,10 +249,12 @@ impl Csr {
         }
     }
 
+    /// Number of nodes `n`; nodes are `0..n`.
     pub fn node_count(&self) -> u32 {
         (self.offsets.len() - 1) as u32
     }
 
+    /// Number of edges in this direction (multi-edges and self-loops each counted).
     pub fn edge_count(&self) -> u64 {
         self.targets.len() as u64
     }
@@ -242,6 +266,7 @@ impl Csr {
         self.offsets[v as usize + 1] - self.offsets[v as usize]
     }
 
+    /// The targets of `v`'s edges, sorted ascending (repeated for multi-edges).
     pub fn neighbors(&self, v: u32) -> &[u32] {
         &self.targets[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
     }
@@ -252,6 +277,7 @@ impl Csr {
         self.weights.as_ref().map(|w| &w[lo..hi])
     }
 
+    /// Whether the projection was built with weights.
     pub fn is_weighted(&self) -> bool {
         self.weights.is_some()
     }
@@ -272,6 +298,7 @@ impl Csr {
         self.edge_ids.as_ref().map(|i| &i[lo..hi])
     }
 
+    /// Whether the projection was built with edge ids ([`Csr::edge_key`] then is global).
     pub fn has_edge_ids(&self) -> bool {
         self.edge_ids.is_some()
     }
@@ -306,11 +333,15 @@ impl Csr {
 /// which is what traversals with direction "in" or "both" and path uniqueness need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Projection {
+    /// Outgoing adjacency: row `v` holds the targets of `v`'s edges.
     pub out: Csr,
+    /// Incoming adjacency (the transpose of `out`): row `v` holds the sources of edges into `v`.
     pub inc: Csr,
 }
 
 impl Projection {
+    /// Builds both directions from `(source, target)` pairs over nodes `0..n`, with optional
+    /// weights parallel to `edges`; edge `i` gets id `i`.
     pub fn from_edges(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>) -> Result<Projection, CsrError> {
         let ids: Vec<u64> = (0..edges.len() as u64).collect();
         let out = Csr::from_edges_with_ids(n, edges, weights, &ids)?;
@@ -318,10 +349,12 @@ impl Projection {
         Ok(Projection { out, inc })
     }
 
+    /// Number of nodes `n`, the same in both directions.
     pub fn node_count(&self) -> u32 {
         self.out.node_count()
     }
 
+    /// Heap bytes held by both directions.
     pub fn memory_bytes(&self) -> usize {
         self.out.memory_bytes() + self.inc.memory_bytes()
     }

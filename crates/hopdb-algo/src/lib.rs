@@ -4,8 +4,6 @@
 //! snapshot, with nodes numbered densely `0..n`, and the algorithms here index arrays by that
 //! number. Keeping the algorithms storage-free makes them testable on their own against
 //! NetworkX and igraph, and lets the projection strategy change without touching them.
-#![deny(unsafe_code)]
-#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 pub mod centrality;
 pub mod community;

@@ -29,13 +29,16 @@ pub enum Personalization {
     Vector(Vec<f64>),
 }
 
+/// Damping, stopping rule and teleport distribution of a PageRank run; the defaults are NetworkX's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageRankOptions {
     /// Probability of following an edge (0.85 in NetworkX and igraph).
     pub damping: f64,
+    /// Power iterations at most; when they run out the last iterate is returned.
     pub max_iterations: u32,
     /// Stop once the L1 norm of the change between two iterations is below this.
     pub tolerance: f64,
+    /// Where a random jump lands (and where dangling nodes' rank goes).
     pub personalization: Personalization,
 }
 

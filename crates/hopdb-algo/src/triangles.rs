@@ -11,7 +11,9 @@ use crate::csr::Csr;
 /// Total triangles and, per node, the triangles it belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Triangles {
+    /// Distinct triangles in the graph, each counted once.
     pub total: u64,
+    /// Triangles through each node (NetworkX's `triangles`).
     pub per_node: Vec<u64>,
 }
 

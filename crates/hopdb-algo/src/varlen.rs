@@ -26,7 +26,9 @@ use crate::util::{check_node, u32s, view_nodes, BitSet, Bounded, Ticker, NONE};
 /// and `nodes[i + 1]`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Path {
+    /// The nodes visited, start first.
     pub nodes: Vec<u32>,
+    /// The edge keys ([`Csr::edge_key`]) of the hops, in order.
     pub edges: Vec<u64>,
 }
 

@@ -1,5 +1,7 @@
 //! Degree and betweenness centrality cross-checked against NetworkX (and igraph for exact
 //! betweenness on a larger graph) on real graphs; sampled betweenness against its stated bound.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod algo_support;
 mod common;

@@ -1,4 +1,6 @@
 //! Community detection cross-checked against NetworkX, igraph and leidenalg on real graphs.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod algo_support;
 mod common;

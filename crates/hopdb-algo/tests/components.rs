@@ -1,5 +1,7 @@
 //! Connected components against igraph (NotreDame, road-NY: deep DFS) and triangle counts
 //! against NetworkX (MIT8, email-Eu-core) and igraph (NotreDame).
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod algo_support;
 mod common;

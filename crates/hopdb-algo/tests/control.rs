@@ -2,6 +2,8 @@
 //! graphs (no datasets needed): a cancel from another thread stops runs that would otherwise
 //! go on for hours, an expired deadline or a set flag stops every function before it works,
 //! and the memory bound covers the frontiers, visited sets and result buffers as they grow.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};

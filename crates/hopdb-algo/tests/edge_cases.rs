@@ -1,6 +1,8 @@
 //! Edge cases for every algorithm family, on small hand-checked graphs (no datasets needed):
 //! self-loops, multi-edges, unreachable targets, isolated nodes, the empty graph, and start
 //! nodes outside the graph (always `AlgoError::NodeOutOfRange`, never a panic).
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::ops::ControlFlow;
 

@@ -1,5 +1,7 @@
 //! PageRank against igraph's PRPACK (directed NotreDame, undirected MIT8, personalised) and
 //! NetworkX (email-Eu-core, which has dangling nodes), plus thread-count determinism.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod algo_support;
 mod common;

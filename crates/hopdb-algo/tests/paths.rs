@@ -1,5 +1,7 @@
 //! Shortest paths against NetworkX: bidirectional BFS lengths (NotreDame, MIT8), Dijkstra
 //! (road-NY), the full set of shortest paths (email-Eu-core, rome99).
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod algo_support;
 mod common;

@@ -1,5 +1,7 @@
 //! Neighbour sampling: real edges, reproducibility, fanouts and frontiers (NotreDame), and
 //! uniformity by a chi-square bound over many draws (email-Eu-core).
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod algo_support;
 mod common;

@@ -1,4 +1,6 @@
 //! k-hop neighbourhoods and LightRAG's bounded BFS subgraph against NetworkX on real graphs.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod algo_support;
 mod common;

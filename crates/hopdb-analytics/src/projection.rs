@@ -21,9 +21,11 @@ pub struct ProjectionSpec {
 }
 
 impl ProjectionSpec {
+    /// Every edge type, no weights (what whole-graph algorithms project by default).
     pub fn all() -> ProjectionSpec {
         ProjectionSpec::default()
     }
+    /// Every edge type, with weights.
     pub fn weighted() -> ProjectionSpec {
         ProjectionSpec {
             types: None,
@@ -35,12 +37,15 @@ impl ProjectionSpec {
 /// How a projection was built.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BuildInfo {
+    /// Wall time of the build.
     pub seconds: f64,
     /// Heap bytes held (CSR arrays, keys, id maps).
     pub bytes: usize,
+    /// Live nodes in the snapshot.
     pub nodes: u32,
     /// Edges as stored (an undirected edge counts once).
     pub edges: u64,
+    /// The store version of the snapshot it was built from.
     pub version: u64,
     /// Built from a snapshot holding exactly the commits up to `version` (so the change log
     /// can bring it forward: see the overlay).
@@ -229,9 +234,11 @@ impl GraphProjection {
         Ok(p)
     }
 
+    /// What was projected (edge types, weights).
     pub fn spec(&self) -> &ProjectionSpec {
         &self.spec
     }
+    /// How and when it was built.
     pub fn info(&self) -> &BuildInfo {
         &self.info
     }
@@ -239,6 +246,7 @@ impl GraphProjection {
     pub fn version(&self) -> u64 {
         self.info.version
     }
+    /// Number of nodes; dense indexes are `0..node_count()`.
     pub fn node_count(&self) -> u32 {
         self.ids.len() as u32
     }
@@ -246,9 +254,11 @@ impl GraphProjection {
     pub fn index_of(&self, id: NodeId) -> Option<u32> {
         self.dense.get(id as usize).copied().filter(|&d| d != ABSENT)
     }
+    /// The key of the node at dense `index` (panics when `index >= node_count()`).
     pub fn key(&self, index: u32) -> &NodeKey {
         &self.keys[index as usize]
     }
+    /// The store's node id of the node at dense `index` (panics when `index >= node_count()`).
     pub fn node_id(&self, index: u32) -> NodeId {
         self.ids[index as usize]
     }
@@ -272,12 +282,15 @@ impl GraphProjection {
     pub fn keys(&self) -> &[NodeKey] {
         &self.keys
     }
+    /// Outgoing adjacency (an undirected edge appears from both ends).
     pub fn out(&self) -> &Csr {
         &self.out
     }
+    /// Incoming adjacency (the transpose of [`GraphProjection::out`]).
     pub fn inc(&self) -> &Csr {
         &self.inc
     }
+    /// The symmetric view: every edge in the rows of both its ends, under one edge id.
     pub fn both(&self) -> &Csr {
         &self.both
     }

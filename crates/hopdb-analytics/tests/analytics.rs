@@ -1,6 +1,8 @@
 //! The store-direct and projection paths against each other and against an independent
 //! reference (hopdb-algo on a CSR read straight from the dataset file), on real graphs; then
 //! staleness, rebuilds, errors, cancellation and bounds on small graphs built for the case.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};

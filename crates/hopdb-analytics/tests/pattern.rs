@@ -2,6 +2,8 @@
 //! them: on the study's knowledge graph from the generator's own edge stream (the GraphRAG
 //! retrieval shapes Q4, Q6 and Q7), and on a real directed graph (wiki-Vote) from walks over
 //! the store's 1-hop listings; on the store, a fresh projection and the overlay alike.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 

@@ -22,7 +22,9 @@ pub enum BadKind {
 /// What to do with bad entries.
 #[derive(Debug, Clone, Default)]
 pub struct BadPolicy {
+    /// Skip a node whose id an earlier row already defined (`--skip-duplicate-nodes`).
     pub skip_duplicate_nodes: bool,
+    /// Skip a relationship to an id no node file defines (`--skip-bad-relationships`).
     pub skip_bad_relationships: bool,
     /// Skip up to this many bad entries of any kind (neo4j-admin's default, 1000, applies
     /// when a skip flag is given without it).

@@ -25,9 +25,11 @@ use std::path::PathBuf;
 /// One edge-list file to import.
 #[derive(Debug, Clone)]
 pub struct EdgeList {
+    /// The file, gzip when its name ends in `.gz`.
     pub file: PathBuf,
     /// The edge type (default `EDGE`).
     pub ty: String,
+    /// Make the edge type undirected (a MatrixMarket `symmetric` banner does it too).
     pub undirected: bool,
     /// Read the third column as the weight (MatrixMarket and DIMACS files say so themselves).
     pub weighted: bool,
@@ -40,6 +42,7 @@ pub struct EdgeList {
 }
 
 impl EdgeList {
+    /// `file` with the defaults: type `EDGE`, directed, unweighted, simple, string ids.
     pub fn new(file: impl Into<PathBuf>) -> Self {
         EdgeList {
             file: file.into(),

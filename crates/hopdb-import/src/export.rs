@@ -19,8 +19,11 @@ use std::path::Path;
 /// What an export wrote.
 #[derive(Debug, Clone, Default)]
 pub struct CsvExport {
+    /// Node rows written.
     pub nodes: u64,
+    /// Relationship rows written.
     pub edges: u64,
+    /// Total size of the files in the output directory.
     pub bytes: u64,
 }
 

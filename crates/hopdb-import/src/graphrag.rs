@@ -41,8 +41,11 @@ pub const TYPE_OPTIONS: EdgeTypeOptions = EdgeTypeOptions {
 /// The files of one GraphRAG output directory.
 #[derive(Debug, Clone)]
 pub struct GraphragFiles {
+    /// `entities.parquet` (or `create_final_entities.parquet`): the nodes.
     pub entities: PathBuf,
+    /// `relationships.parquet` (or `create_final_relationships.parquet`): the edges.
     pub relationships: PathBuf,
+    /// `communities.parquet` (or `create_final_communities.parquet`), when present.
     pub communities: Option<PathBuf>,
 }
 

@@ -55,10 +55,12 @@ use std::time::Instant;
 pub struct FileGroup {
     /// Labels (`A:B`) for node files, or the relationship type.
     pub spec: Option<String>,
+    /// The files, read in order as one table under the first one's header.
     pub files: Vec<PathBuf>,
 }
 
 impl FileGroup {
+    /// A group from its parts (the spec as `A:B` labels or a relationship type).
     pub fn new(spec: Option<&str>, files: Vec<PathBuf>) -> Self {
         FileGroup {
             spec: spec.map(str::to_string),
@@ -82,10 +84,16 @@ impl FileGroup {
 /// Everything one import reads.
 #[derive(Debug, Clone, Default)]
 pub struct ImportSpec {
+    /// neo4j-admin CSV node files (`--nodes`).
     pub nodes: Vec<FileGroup>,
+    /// neo4j-admin CSV relationship files (`--relationships`).
     pub relationships: Vec<FileGroup>,
+    /// SNAP, networkrepository, MatrixMarket and DIMACS edge lists (see [`edgelist`]).
     pub edge_lists: Vec<EdgeList>,
+    /// CSV dialect and id handling, for the CSV files (the array delimiter also splits
+    /// string labels of Parquet tables).
     pub csv: CsvOptions,
+    /// Which bad entries are skipped instead of stopping the import.
     pub bad: BadPolicy,
     /// Options of the edge types the import creates (e.g. undirected), by name.
     pub type_options: HashMap<String, EdgeTypeOptions>,
@@ -116,21 +124,28 @@ impl Progress for NoProgress {}
 /// What an import did.
 #[derive(Debug, Clone)]
 pub struct ImportReport {
-    /// Nodes added (created) and edges added.
+    /// Nodes added (created).
     pub nodes: u64,
+    /// Edges added.
     pub edges: u64,
     /// Input rows accepted (node rows, relationship rows, edge list lines).
     pub rows: u64,
-    /// Bad entries skipped, and the report file that lists them.
+    /// Bad entries skipped.
     pub bad: u64,
+    /// The report file that lists the skipped entries, when one was written.
     pub report_file: Option<PathBuf>,
+    /// Total input size: files on disk (compressed or not) plus in-memory tables.
     pub input_bytes: u64,
+    /// Wall time of the whole import, commit included.
     pub seconds: f64,
+    /// Wall time spent reading and parsing the input, before sorting and committing.
     pub parse_seconds: f64,
+    /// What the bulk loader wrote (see [`hopdb_core::BulkLoader`]).
     pub summary: BulkSummary,
 }
 
 impl ImportReport {
+    /// Input rows accepted per second of the whole import.
     pub fn rows_per_second(&self) -> f64 {
         self.rows as f64 / self.seconds.max(1e-9)
     }

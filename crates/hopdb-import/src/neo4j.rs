@@ -39,10 +39,15 @@ pub enum GroupKeys {
 /// CSV dialect and id handling.
 #[derive(Debug, Clone)]
 pub struct CsvOptions {
+    /// Field separator (`--delimiter`, default `,`).
     pub delimiter: u8,
+    /// Separator of array elements and of labels within a field (`--array-delimiter`, default `;`).
     pub array_delimiter: u8,
+    /// Quote character (`--quote`, default `"`).
     pub quote: u8,
+    /// How node ids are read (`--id-type`).
     pub id_type: IdType,
+    /// How ids of an `:ID(Group)` become keys.
     pub group_keys: GroupKeys,
 }
 
@@ -61,34 +66,55 @@ impl Default for CsvOptions {
 /// A scalar column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scalar {
+    /// `string` (the default), and the temporal and spatial types, kept as their text.
     Str,
+    /// `int`, `long`, `short`, `byte`: a 64-bit integer.
     Int,
+    /// `float`, `double`: a 64-bit float.
     Float,
+    /// `boolean`: `true` or `false`, any case.
     Bool,
+    /// `json` (HopDB): any value as JSON, bytes as `{"$bytes": "<base64>"}`.
     Json,
+    /// `bytes` (HopDB): base64.
     Bytes,
 }
 
 /// What a header field says its column holds.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Col {
+    /// `name:ID(Group)`: the node's id.
     Id {
+        /// The id group, if named.
         group: Option<String>,
+        /// The property that also keeps the id (as a string), if the field has a name.
         prop: Option<String>,
     },
+    /// `:LABEL`: labels, split on the array delimiter.
     Label,
+    /// `:START_ID(Group)`: the relationship's start node.
     StartId {
+        /// The id group the start node is in, if named.
         group: Option<String>,
     },
+    /// `:END_ID(Group)`: the relationship's end node.
     EndId {
+        /// The id group the end node is in, if named.
         group: Option<String>,
     },
+    /// `:TYPE`: the relationship type.
     Type,
+    /// `:WEIGHT` (HopDB): the edge weight.
     Weight,
+    /// `:IGNORE`: a column that is not loaded.
     Ignore,
+    /// `name:type` or `name:type[]`: a property.
     Prop {
+        /// The property name.
         name: String,
+        /// The type of the value (of each element for an array).
         ty: Scalar,
+        /// Whether the field is a list split on the array delimiter.
         array: bool,
     },
 }

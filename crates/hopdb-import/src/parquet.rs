@@ -77,8 +77,9 @@ pub struct Columns {
     pub id: String,
     /// Node tables: the labels column (`list<string>` or `;`-separated string), if any.
     pub labels: Option<String>,
-    /// Relationship tables: the start and end key columns.
+    /// Relationship tables: the start key column.
     pub src: String,
+    /// Relationship tables: the end key column.
     pub dst: String,
     /// Relationship tables: the type column, if any (a null or absent type falls back to the
     /// type given with the file).
@@ -108,22 +109,28 @@ impl Default for Columns {
 /// memory (an Arrow table handed over from Python: then `file` only names it in messages).
 #[derive(Debug, Clone)]
 pub struct TableInput {
+    /// The file (Parquet or Arrow IPC, told apart by content), or the name of an in-memory table.
     pub file: PathBuf,
     /// Node tables: labels for every row (`A:B`); relationship tables: the type of rows
     /// without one.
     pub spec: Option<String>,
+    /// Which columns hold the key, labels, endpoints, type and weight.
     pub columns: Columns,
+    /// The rows, when they are in memory instead of in `file`.
     pub batches: Option<MemoryTable>,
 }
 
 /// Record batches in memory, read instead of a file.
 #[derive(Debug, Clone)]
 pub struct MemoryTable {
+    /// The schema every batch has.
     pub schema: SchemaRef,
+    /// The batches, in row order (shared, so the table is not copied).
     pub batches: Arc<Vec<RecordBatch>>,
 }
 
 impl TableInput {
+    /// `file` with the default column names and no labels or type given.
     pub fn new(file: impl Into<PathBuf>) -> Self {
         TableInput {
             file: file.into(),
@@ -260,11 +267,16 @@ struct ColRef {
     json: bool,
 }
 
+/// The key columns of a table: a node table's id, or a relationship table's two endpoints.
+#[derive(Debug, Clone, Copy)]
+enum Keys {
+    Node(ColRef),
+    Edge { src: ColRef, dst: ColRef },
+}
+
 struct Layout {
-    key: Option<ColRef>,
+    keys: Keys,
     labels: Option<usize>,
-    src: Option<ColRef>,
-    dst: Option<ColRef>,
     ty: Option<usize>,
     weight: Option<usize>,
     /// (column, property name, JSON text)
@@ -273,6 +285,8 @@ struct Layout {
     /// Node tables: the labels given with the file, and the delimiter of string labels.
     spec_labels: Vec<String>,
     delimiter: char,
+    /// Relationship tables: the type given with the file (TYPE=FILE), if any.
+    spec_type: Option<String>,
 }
 
 fn is_string(t: &DataType) -> bool {
@@ -299,24 +313,28 @@ impl Layout {
                 names.join(", ")
             ))
         };
+        let keys = if nodes {
+            Keys::Node(find_key(&cols.id).ok_or_else(|| missing("node id", &cols.id))?)
+        } else {
+            Keys::Edge {
+                src: find_key(&cols.src).ok_or_else(|| missing("start node", &cols.src))?,
+                dst: find_key(&cols.dst).ok_or_else(|| missing("end node", &cols.dst))?,
+            }
+        };
         let mut l = Layout {
-            key: None,
+            keys,
             labels: None,
-            src: None,
-            dst: None,
             ty: None,
             weight: None,
             props: Vec::new(),
             names: names.clone(),
             spec_labels: Vec::new(),
             delimiter: ';',
+            spec_type: None,
         };
         if nodes {
-            l.key = Some(find_key(&cols.id).ok_or_else(|| missing("node id", &cols.id))?);
             l.labels = cols.labels.as_deref().and_then(find);
         } else {
-            l.src = Some(find_key(&cols.src).ok_or_else(|| missing("start node", &cols.src))?);
-            l.dst = Some(find_key(&cols.dst).ok_or_else(|| missing("end node", &cols.dst))?);
             l.ty = cols.ty.as_deref().and_then(find);
             l.weight = cols.weight.as_deref().and_then(find);
             if l.ty.is_none() && !has_spec {
@@ -327,17 +345,14 @@ impl Layout {
                 )));
             }
         }
-        let special: Vec<usize> = [
-            l.key.map(|c| c.idx),
-            l.labels,
-            l.src.map(|c| c.idx),
-            l.dst.map(|c| c.idx),
-            l.ty,
-            l.weight,
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
+        let (first_key, second_key) = match l.keys {
+            Keys::Node(key) => (key.idx, None),
+            Keys::Edge { src, dst } => (src.idx, Some(dst.idx)),
+        };
+        let special: Vec<usize> = [Some(first_key), second_key, l.labels, l.ty, l.weight]
+            .into_iter()
+            .flatten()
+            .collect();
         for (i, f) in schema.fields().iter().enumerate() {
             if special.contains(&i) {
                 if cols.keep {
@@ -382,6 +397,9 @@ pub(crate) fn read_with(run: &mut Run, t: &TableInput, nodes: bool, extra: &mut 
     if let (Some(s), true) = (&t.spec, nodes) {
         layout.spec_labels = s.split(':').filter(|l| !l.is_empty()).map(str::to_string).collect();
     }
+    if !nodes {
+        layout.spec_type = t.spec.clone();
+    }
     layout.delimiter = run.spec.csv.array_delimiter as char;
     let (mut row, mut done_batches, mut counted) = (0u64, 0u64, 0u64);
     for batch in batches {
@@ -390,10 +408,10 @@ pub(crate) fn read_with(run: &mut Run, t: &TableInput, nodes: bool, extra: &mut 
         for i in 0..batch.num_rows() {
             row += 1;
             let ctx = RowCtx { file, line: row };
-            if nodes {
-                node_row(run, &layout, cols, i, &ctx, extra)?;
-            } else {
-                edge_row(run, &layout, cols, i, t.spec.as_deref(), &ctx, extra)?;
+            // `layout.keys` is `Node` exactly when `nodes` (see `Layout::new`).
+            match layout.keys {
+                Keys::Node(key) => node_row(run, &layout, key, cols, i, &ctx, extra)?,
+                Keys::Edge { src, dst } => edge_row(run, &layout, (src, dst), cols, i, &ctx, extra)?,
             }
         }
         // Progress: the file's share of the rows (or batches) read so far.
@@ -480,12 +498,12 @@ fn kind_name(v: &Value) -> &'static str {
 fn node_row(
     run: &mut Run,
     l: &Layout,
+    kc: ColRef,
     cols: &[ArrayRef],
     i: usize,
     ctx: &RowCtx,
     extra: &mut dyn FnMut(&mut Props),
 ) -> Result<()> {
-    let kc = l.key.expect("node layout has a key");
     let key = match key_at(cols[kc.idx].as_ref(), i, kc.json) {
         Ok(Some(k)) => k,
         Ok(None) => return ctx.malformed(&mut run.bad, col_name(l, kc.idx), "null node id".into()),
@@ -533,33 +551,41 @@ fn node_row(
     run.add_node(key, &labels, props, ctx)
 }
 
+/// The endpoint key in column `c` of row `i`, or `None` once the row is recorded as bad.
+fn end_key(run: &mut Run, l: &Layout, c: ColRef, cols: &[ArrayRef], i: usize, ctx: &RowCtx) -> Result<Option<NodeKey>> {
+    match key_at(cols[c.idx].as_ref(), i, c.json) {
+        Ok(Some(k)) => Ok(Some(k)),
+        Ok(None) => run
+            .bad
+            .bad(
+                BadKind::BadRelationship,
+                ctx.file,
+                ctx.line,
+                col_name(l, c.idx).map(str::to_string),
+                "null node id".into(),
+            )
+            .map(|()| None),
+        Err(e) => ctx.malformed(&mut run.bad, col_name(l, c.idx), e).map(|()| None),
+    }
+}
+
 fn edge_row(
     run: &mut Run,
     l: &Layout,
+    (src, dst): (ColRef, ColRef),
     cols: &[ArrayRef],
     i: usize,
-    spec_type: Option<&str>,
     ctx: &RowCtx,
     extra: &mut dyn FnMut(&mut Props),
 ) -> Result<()> {
-    let mut ends = Vec::with_capacity(2);
-    for c in [l.src, l.dst].into_iter().flatten() {
-        match key_at(cols[c.idx].as_ref(), i, c.json) {
-            Ok(Some(k)) => ends.push(k),
-            Ok(None) => {
-                return run.bad.bad(
-                    BadKind::BadRelationship,
-                    ctx.file,
-                    ctx.line,
-                    col_name(l, c.idx).map(str::to_string),
-                    "null node id".into(),
-                )
-            }
-            Err(e) => return ctx.malformed(&mut run.bad, col_name(l, c.idx), e),
-        }
-    }
+    let Some(src) = end_key(run, l, src, cols, i, ctx)? else {
+        return Ok(());
+    };
+    let Some(dst) = end_key(run, l, dst, cols, i, ctx)? else {
+        return Ok(());
+    };
     // Borrowed from the column when it is a plain string column (no allocation per row).
-    let mut ty: Option<std::borrow::Cow<'_, str>> = spec_type.map(std::borrow::Cow::Borrowed);
+    let mut ty: Option<std::borrow::Cow<'_, str>> = l.spec_type.as_deref().map(std::borrow::Cow::Borrowed);
     let fast_ty = l.ty.and_then(|ti| str_at(cols[ti].as_ref(), i));
     if let Some(t) = fast_ty.filter(|t| !t.is_empty()) {
         ty = Some(std::borrow::Cow::Borrowed(t));
@@ -610,8 +636,6 @@ fn edge_row(
         Err((idx, e)) => return ctx.malformed(&mut run.bad, col_name(l, idx), e),
     };
     extra(&mut props);
-    let dst = ends.pop().expect("two endpoints");
-    let src = ends.pop().expect("two endpoints");
     match run.load.add_edge(src, &ty, dst, weight, props) {
         Ok(()) => Ok(()),
         Err(StoreError::NodeNotFound { key }) => run.bad.bad(
@@ -770,7 +794,9 @@ fn list_value(a: &dyn Array) -> std::result::Result<Value, String> {
 /// What [`export_parquet`] wrote.
 #[derive(Debug, Clone, Default)]
 pub struct ExportSummary {
+    /// Node rows written.
     pub nodes: u64,
+    /// Relationship rows written.
     pub edges: u64,
     /// The files written (the manifest last).
     pub files: Vec<PathBuf>,

@@ -2,6 +2,8 @@
 //! groups, gzip, merging into a store with data, and every kind of bad input: each stops the
 //! import with file, line, column and reason and leaves the store exactly as before, or with
 //! the skip options goes to the report file and is counted.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use hopdb_core::{Direction, Graph, GraphRead, NodeKey, Value, WriteMode};
 use hopdb_import::{import, BadPolicy, CsvOptions, FileGroup, GroupKeys, IdType, ImportError, ImportSpec, NoProgress};

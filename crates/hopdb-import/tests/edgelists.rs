@@ -4,6 +4,8 @@
 //! and of sampled nodes. Each file's quirks (count header lines, MatrixMarket banners, DIMACS
 //! `a u v w` lines, CSV column-name headers, both-direction duplicates, self-loops, parallel
 //! arcs) are exercised by the real files. Skips, saying so, when the datasets are absent.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use hopdb_core::{Direction, Graph, GraphRead, NodeKey};
 use hopdb_import::{import, EdgeList, ImportSpec, NoProgress};

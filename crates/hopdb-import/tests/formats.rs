@@ -11,6 +11,8 @@
 //!   tolerance skips and counts it.
 //!
 //! The dataset tests skip, saying so, when the datasets are absent.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use arrow::array::{
     Array, ArrayRef, BinaryArray, BooleanArray, DictionaryArray, Float32Array, Int32Array, Int64Array, ListBuilder,

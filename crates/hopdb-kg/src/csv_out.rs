@@ -96,6 +96,8 @@ impl Out {
             GenValue::Int(i) => {
                 use std::fmt::Write;
                 scratch.clear();
+                // `fmt::Write for String` never returns `Err` (it only appends), so this cannot fail.
+                #[allow(clippy::expect_used)]
                 write!(scratch, "{i}").expect("writing to a String cannot fail");
                 self.field(scratch)
             }

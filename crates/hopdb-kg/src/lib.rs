@@ -45,8 +45,6 @@
 //! # Ok::<(), hopdb_kg::KgError>(())
 //! ```
 
-#![warn(missing_docs)]
-
 mod csv_out;
 mod generate;
 mod names;

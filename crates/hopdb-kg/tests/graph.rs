@@ -1,4 +1,6 @@
 //! Whole-graph properties of the generator, checked on its actual output.
+// Integration tests: a failed unwrap/expect is the test failure, reported with its location.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 

@@ -1,5 +1,11 @@
 //! Where tests and benchmarks find the real graphs: `$HOPDB_DATASETS`, else `../shared/datasets`
 //! beside the checkout. The files are never copied into the repository.
+//!
+//! A test-support crate: only ever a dev-dependency (never published, never linked into a
+//! library or binary), so under the workspace lints it may, like integration tests, carry a
+//! file-level `#![allow(clippy::unwrap_used, clippy::expect_used)]` when a helper should fail the
+//! calling test by panicking. It needs none today: [`datasets`] reports a missing directory as
+//! `None` so the caller can skip.
 
 use std::path::{Path, PathBuf};
 

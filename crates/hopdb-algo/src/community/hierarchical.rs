@@ -16,6 +16,7 @@ use crate::control::{AlgoError, Control};
 use crate::csr::Csr;
 use crate::util::renumber;
 
+/// When hierarchical Leiden splits a community further, and the Leiden run it uses.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HierarchicalOptions {
     /// Communities with at least this many members are split further (graspologic's `>=`).
@@ -46,9 +47,11 @@ impl HierarchicalOptions {
 /// One row of the result, as graspologic's `HierarchicalCluster`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HierarchicalCluster {
+    /// The node this row places.
     pub node: u32,
     /// Unique across all levels.
     pub cluster: u32,
+    /// Depth of the split that made `cluster`: 0 for the first clustering.
     pub level: u32,
     /// The level-(l-1) cluster this one was split from; `None` at level 0.
     pub parent_cluster: Option<u32>,

@@ -34,8 +34,10 @@ pub enum Quality {
     Cpm,
 }
 
+/// Parameters of one Leiden run; the defaults are igraph's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LeidenOptions {
+    /// The objective maximised.
     pub quality: Quality,
     /// gamma > 0: larger gives more, smaller communities.
     pub resolution: f64,
@@ -44,6 +46,7 @@ pub struct LeidenOptions {
     /// `None`: iterate until an iteration moves no node (igraph `n_iterations=-1`);
     /// `Some(k)`: exactly `k >= 1` iterations, each starting from the previous partition.
     pub iterations: Option<usize>,
+    /// Seed of the node orders and refinement choices: same seed, same partition.
     pub seed: u64,
 }
 
@@ -59,14 +62,17 @@ impl Default for LeidenOptions {
     }
 }
 
+/// The partition Leiden found and what it scored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LeidenResult {
     /// Dense community label per node; every community is connected.
     pub partition: Vec<u32>,
+    /// Number of distinct labels in `partition`.
     pub community_count: usize,
     /// Modularity at the resolution, or for CPM igraph's quality
     /// `(sum_c in_c - resolution * n_c^2) / 2m` (`in_c` twice the weight inside `c`).
     pub quality: f64,
+    /// Iterations run (each one local moving, refinement and aggregation to the end).
     pub iterations: usize,
 }
 

@@ -15,12 +15,14 @@ use crate::util::{renumber, Ticker};
 /// Safety stop for one level's sweeps (floating-point ties could otherwise bounce a node).
 const MAX_SWEEPS: usize = 1000;
 
+/// Parameters of one Louvain run; the defaults are NetworkX's.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LouvainOptions {
     /// Modularity resolution (gamma > 0): larger gives more, smaller communities.
     pub resolution: f64,
     /// Stop when a level raises modularity by no more than this (NetworkX's default 1e-7).
     pub threshold: f64,
+    /// Seed of the node visiting order: same seed, same partition.
     pub seed: u64,
 }
 
@@ -34,10 +36,12 @@ impl Default for LouvainOptions {
     }
 }
 
+/// The partition Louvain found, its modularity and the partition after every level.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LouvainResult {
     /// Dense community label per node (the last level; singletons when nothing merged).
     pub partition: Vec<u32>,
+    /// Number of distinct labels in `partition`.
     pub community_count: usize,
     /// Modularity of `partition` at the requested resolution.
     pub modularity: f64,
