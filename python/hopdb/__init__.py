@@ -193,7 +193,7 @@ class Graph(_GraphHandle):
         for n in self.all_nodes():
             G.add_node(n["key"], labels=n["labels"], **n["props"])
         keys = [n for n in G.nodes]
-        for key, edges in zip(keys, self.edges_of(keys, "out")):
+        for edges in self.edges_of(keys, "out"):
             for e in edges or ():
                 attrs = dict(e["props"], type=e["type"])
                 if e["weight"] is not None:

@@ -87,9 +87,9 @@ Asyncio
     would add 30-60 us to each. So do batch calls up to 1023 items
     (:attr:`~_HopDBGraphStorageImpl.batch_thread_min_items`): the query path's batches of
     40-400 items take 0.1-2 ms natively, and at full scale the thread hop added 100-180 us to
-    each (bench/python/lightrag_fullscale.py), more than the overlap with other coroutines won
+    each (bench/pyapi/lightrag_fullscale.py), more than the overlap with other coroutines won
     back (on 20k nodes, 32 coroutines gained about a sixth from threading batches of 8 and
-    more: bench/python/lightrag_storage.py). Larger batches, whole-graph calls
+    more: bench/pyapi/lightrag_storage.py). Larger batches, whole-graph calls
     (``get_knowledge_graph``, ``get_all_*``, label listing and search, ``drop``) and opening
     the store run on a worker thread.
 

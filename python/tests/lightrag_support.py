@@ -1,5 +1,5 @@
 """Helpers for the LightRAG tests (``test_lightrag.py``) and the asyncio measurement
-(``bench/python/lightrag_storage.py``): storage construction for both backends, and a deterministic fake
+(``bench/pyapi/lightrag_storage.py``): storage construction for both backends, and a deterministic fake
 LLM, embedding and tokenizer so a whole LightRAG insert + query runs offline.
 
 Importing this module does not import LightRAG; the functions that need it import it."""
@@ -28,10 +28,11 @@ def have_lightrag() -> bool:
 def storage_class(backend: str) -> type:
     """The storage class named `backend` ("NetworkXStorage" or "HopDBGraphStorage"), through
     LightRAG's own registry (after registering HopDB's)."""
-    import hopdb.lightrag
     from lightrag.kg import verify_storage_implementation
     from lightrag.kg.factory import get_storage_class
     from lightrag.kg.shared_storage import initialize_share_data
+
+    import hopdb.lightrag
 
     hopdb.lightrag.register()
     initialize_share_data()  # single-process mode; NetworkXStorage's locks need it

@@ -2,9 +2,11 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hopdb_core::{EdgeTypeOptions, Graph};
-use hopdb_import::parquet::{Columns, TableInput};
-use hopdb_import::{BadPolicy, CsvOptions, EdgeList, FileGroup, GroupKeys, IdType, ImportSpec, Progress};
+use hopdb_database::import::parquet::{Columns, TableInput};
+use hopdb_database::import::{
+    self, BadPolicy, CsvOptions, EdgeList, FileGroup, GroupKeys, IdType, ImportSpec, Progress,
+};
+use hopdb_database::{EdgeTypeOptions, Graph};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -305,10 +307,10 @@ pub fn export(dir: &Path, out: &Path, format: &str, as_json: bool) -> Result<()>
     let g = crate::open_for_reading(dir)?;
     let started = std::time::Instant::now();
     let (nodes, edges) = if format == "parquet" {
-        let s = hopdb_import::parquet::export_parquet(&g, out)?;
+        let s = import::parquet::export_parquet(&g, out)?;
         (s.nodes, s.edges)
     } else {
-        let s = hopdb_import::export_csv(&g, out)?;
+        let s = import::export_csv(&g, out)?;
         (s.nodes, s.edges)
     };
     let secs = started.elapsed().as_secs_f64();
@@ -335,9 +337,9 @@ fn export_spec(dir: &Path, bad: BadPolicy) -> Result<ImportSpec> {
     let manifest = std::fs::read_to_string(dir.join("manifest.json"))
         .with_context(|| format!("{}: no manifest.json (not a hopdb export)", dir.display()))?;
     let mut spec = if manifest.contains("hopdb-export-csv") {
-        hopdb_import::csv_export_spec(dir)?
+        import::csv_export_spec(dir)?
     } else {
-        hopdb_import::parquet::parquet_export_spec(dir)?
+        import::parquet::parquet_export_spec(dir)?
     };
     spec.bad = bad;
     Ok(spec)
@@ -364,7 +366,7 @@ pub fn run(a: &ImportArgs) -> Result<()> {
             .progress_chars("=> "),
     );
     pb.enable_steady_tick(Duration::from_millis(200));
-    let report = hopdb_import::import(&g, &spec, &Bar(pb.clone()));
+    let report = import::import(&g, &spec, &Bar(pb.clone()));
     pb.finish_and_clear();
     let report = report.with_context(|| format!("importing into {}", a.dir.display()))?;
     drop(g);

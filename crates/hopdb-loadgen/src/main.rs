@@ -5,8 +5,6 @@
 //! the queries file's sample seeds for the Python driver to compare with
 //! bench/retrieval/reference.py.
 
-#![deny(unsafe_code)]
-
 mod engines;
 mod load;
 mod stats;

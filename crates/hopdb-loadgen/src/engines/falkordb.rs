@@ -1,5 +1,5 @@
 //! FalkorDB over RESP (the `redis` crate, one connection per client): the Cypher of
-//! bench/retrieval/rag_engines/cypher.py, with Q6 counting `count(e)` as falkordb_rag.py does
+//! bench/engines/cypher.py, with Q6 counting `count(e)` as bench/engines/falkordb.py does
 //! (FalkorDB 4.16 answers `count(*)` of that pattern wrongly), parameters in FalkorDB's
 //! `CYPHER name=value` prefix, reads through GRAPH.RO_QUERY, the upsert through GRAPH.QUERY,
 //! the per-query timeout as the command's TIMEOUT argument. The graph bench/deep loads also

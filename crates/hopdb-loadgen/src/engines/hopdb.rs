@@ -1,16 +1,17 @@
 //! HopDB in-process, through the Rust API the Python package wraps (python/src/lib.rs): one
-//! `Graph` shared by every client thread, `Analytics` over it. The retrieval mix opens the
-//! store read-only (a RocksDB secondary, as `hopdb.Graph(store, read_only=True)`) and builds
-//! the in-memory CSR projection first (`g.project()`), from which Q2-Q7 are served; Q1 reads
-//! the node from the store. The LightRAG mix opens it read-write (durability "process").
+//! `Database` (the store and its `Analytics`) shared by every client thread. The retrieval mix
+//! opens the store read-only (a RocksDB secondary, as `hopdb.Graph(store, read_only=True)`) and
+//! builds the in-memory CSR projection first (`g.project()`), from which Q2-Q7 are served; Q1
+//! reads the node from the store. The LightRAG mix opens it read-write (durability "process").
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use hopdb_algo::{AlgoError, Control};
-use hopdb_analytics::{Analytics, AnalyticsError, ProjectionSpec, Step};
-use hopdb_core::{AccessMode, Config, Direction, Durability, Graph, GraphRead, NodeKey, Value, WriteMode};
+use hopdb_database::{
+    AccessMode, AlgoError, AnalyticsError, Config, Control, Database, Direction, Durability, GraphRead, NodeKey,
+    ProjectionSpec, Step, Value, WriteMode,
+};
 use serde_json::{json, Value as Json};
 
 use super::{seeds, Answer, Client, Engine, Options, QResult, QueryError};
@@ -18,10 +19,9 @@ use crate::workload::{Kind, Op, LIMIT, TOP};
 
 pub const Q1_PROPS: [&str; 4] = ["doc_id", "ordinal", "word_count", "section_title"];
 
-/// The graph, its analytics and the pattern steps, shared by the clients.
+/// The store with its analytics, and the pattern steps, shared by the clients.
 pub struct Shared {
-    pub g: Graph,
-    pub an: Analytics,
+    pub db: Database,
     mentions: Option<Vec<String>>,
     has_chunk: Option<Vec<String>>,
     /// chunk -> entities -> chunks (Q4, Q6).
@@ -32,11 +32,10 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn new(g: Graph, timeout: Option<std::time::Duration>) -> Shared {
+    pub fn new(db: Database, timeout: Option<std::time::Duration>) -> Shared {
         let m = Some(["MENTIONS"].as_slice());
         Shared {
-            an: Analytics::new(g.clone()),
-            g,
+            db,
             mentions: Some(vec!["MENTIONS".into()]),
             has_chunk: Some(vec!["HAS_CHUNK".into()]),
             c2c: [Step::new(Direction::Out, m), Step::new(Direction::In, m)],
@@ -56,9 +55,10 @@ impl Shared {
         let ids = seeds(op)?;
         let key = NodeKey::from(ids[0].as_str());
         let ctrl = self.ctrl();
+        let (g, analytics) = (self.db.graph(), self.db.analytics());
         let keys = |v: Vec<NodeKey>| Answer::Ids(v.into_iter().map(key_string).collect());
         Ok(match op.kind {
-            Kind::Q1 => Answer::Row(self.g.node(&key).map_err(store_err)?.map(|n| {
+            Kind::Q1 => Answer::Row(g.node(&key).map_err(store_err)?.map(|n| {
                 Q1_PROPS
                     .iter()
                     .map(|p| n.props.get(*p).map_or(Json::Null, to_json))
@@ -66,10 +66,10 @@ impl Shared {
             })),
             Kind::Q2 => keys(self.neighbors(&key, Direction::Out, &self.mentions, Some(LIMIT), &ctrl)?),
             Kind::Q3 => keys(self.neighbors(&key, Direction::In, &self.mentions, Some(LIMIT), &ctrl)?),
-            Kind::Q4 => keys(an(self.an.expand(&[key], &self.c2c, Some(LIMIT), true, &ctrl))?.value),
+            Kind::Q4 => keys(an(analytics.expand(&[key], &self.c2c, Some(LIMIT), true, &ctrl))?.value),
             Kind::Q5 => keys(self.neighbors(&key, Direction::Out, &self.has_chunk, None, &ctrl)?),
             Kind::Q6 => Answer::Counts(
-                an(self.an.expand_counts(&[key], &self.c2c, Some(TOP), true, &ctrl))?
+                an(analytics.expand_counts(&[key], &self.c2c, Some(TOP), true, &ctrl))?
                     .value
                     .into_iter()
                     .map(|(k, n)| (key_string(k), n as i64))
@@ -77,17 +77,16 @@ impl Shared {
             ),
             Kind::Q7 => {
                 let ks: Vec<NodeKey> = ids.iter().map(|s| NodeKey::from(s.as_str())).collect();
-                keys(an(self.an.expand(&ks, &self.e2e, Some(LIMIT), false, &ctrl))?.value)
+                keys(an(analytics.expand(&ks, &self.e2e, Some(LIMIT), false, &ctrl))?.value)
             }
-            Kind::GetNode => Answer::Row(self.g.node(&key).map_err(store_err)?.map(|n| {
+            Kind::GetNode => Answer::Row(g.node(&key).map_err(store_err)?.map(|n| {
                 vec![
                     json!(n.labels),
                     Json::Object(n.props.iter().map(|(k, v)| (k.clone(), to_json(v))).collect()),
                 ]
             })),
             Kind::GetNodeEdges => Answer::Pairs(
-                self.g
-                    .edges(&key, Direction::Both, None, None)
+                g.edges(&key, Direction::Both, None, None)
                     .map_err(store_err)?
                     .into_iter()
                     .map(|e| (key_string(e.src), key_string(e.dst)))
@@ -98,19 +97,16 @@ impl Shared {
                     .props
                     .as_ref()
                     .ok_or_else(|| QueryError::Failed("upsert_node without properties".into()))?;
-                let props = hopdb_core::props([
+                let props = hopdb_database::props([
                     ("canonical_title", Value::from(p.canonical_title.as_str())),
                     ("entity_type", Value::from(p.entity_type.as_str())),
                 ]);
-                self.g
-                    .upsert_node(key, &["Entity"], props, WriteMode::Merge)
+                g.upsert_node(key, &["Entity"], props, WriteMode::Merge)
                     .map_err(store_err)?;
                 Answer::Written
             }
-            Kind::NodeDegree => {
-                Answer::Count(self.g.degree(&key, Direction::Both, None).map_err(store_err)?.count as i64)
-            }
-            Kind::HasNode => Answer::Bool(self.g.has_node(&key).map_err(store_err)?),
+            Kind::NodeDegree => Answer::Count(g.degree(&key, Direction::Both, None).map_err(store_err)?.count as i64),
+            Kind::HasNode => Answer::Bool(g.has_node(&key).map_err(store_err)?),
         })
     }
 
@@ -122,7 +118,7 @@ impl Shared {
         limit: Option<usize>,
         ctrl: &Control,
     ) -> std::result::Result<Vec<NodeKey>, QueryError> {
-        Ok(an(self.an.neighbors(key, dir, types, limit, ctrl))?.value)
+        Ok(an(self.db.analytics().neighbors(key, dir, types, limit, ctrl))?.value)
     }
 }
 
@@ -146,11 +142,11 @@ pub fn to_json(v: &Value) -> Json {
     }
 }
 
-fn store_err(e: hopdb_core::Error) -> QueryError {
+fn store_err(e: hopdb_database::Error) -> QueryError {
     QueryError::Failed(e.to_string())
 }
 
-fn an<T>(r: hopdb_analytics::Result<T>) -> std::result::Result<T, QueryError> {
+fn an<T>(r: std::result::Result<T, AnalyticsError>) -> std::result::Result<T, QueryError> {
     r.map_err(|e| match e {
         AnalyticsError::Algo(AlgoError::DeadlineExceeded(_)) => QueryError::Timeout,
         e => QueryError::Failed(e.to_string()),
@@ -184,9 +180,9 @@ impl HopDB {
         if let Some(mb) = o.memory_mb {
             cfg = cfg.with_memory_budget(mb << 20);
         }
-        let g =
-            Graph::open_with(path, cfg).with_context(|| format!("cannot open the HopDB store {}", path.display()))?;
-        let shared = Shared::new(g, o.timeout);
+        let db = Database::open_with(path, cfg)
+            .with_context(|| format!("cannot open the HopDB store {}", path.display()))?;
+        let shared = Shared::new(db, o.timeout);
         let mut notes = format!(
             "in-process Rust API, one Graph shared by the client threads, opened {}",
             if o.writes {
@@ -205,7 +201,8 @@ impl HopDB {
         } else if !o.writes {
             let t = Instant::now();
             let p = shared
-                .an
+                .db
+                .analytics()
                 .projection(&ProjectionSpec::all(), &Control::default())
                 .context("building the CSR projection")?;
             let i = p.projection.info();
@@ -265,7 +262,10 @@ mod tests {
         // First on the store, then on the projection the retrieval mix builds up front.
         for pass in ["store", "projection"] {
             if pass == "projection" {
-                sh.an.projection(&ProjectionSpec::all(), &Control::default()).unwrap();
+                sh.db
+                    .analytics()
+                    .projection(&ProjectionSpec::all(), &Control::default())
+                    .unwrap();
             }
             for op in &ops {
                 let got = sh.run(op).unwrap();
@@ -280,8 +280,9 @@ mod tests {
     fn lightrag_calls_and_the_upsert_leave_nodes_unchanged() {
         let spec = KgSpec::new(0.002, 7).unwrap();
         let r = Reference::new(&spec);
-        let g = loaded(&spec);
-        let sh = Shared::new(g.clone(), None);
+        let db = loaded(&spec);
+        let g = db.graph();
+        let sh = Shared::new(db.clone(), None);
         let ents = &r.entities[..50];
         let props = entity_props(&r, ents);
         let before: Vec<_> = ents

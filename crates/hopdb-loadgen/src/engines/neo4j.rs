@@ -1,6 +1,6 @@
 //! Neo4j over Bolt (`neo4rs`, async on tokio): each client owns one connection and drives it
 //! from its own current-thread runtime, so N clients are N OS threads as for the other engines.
-//! The Cypher of bench/retrieval/rag_engines/cypher.py with $parameters, auto-commit; the
+//! The Cypher of bench/engines/cypher.py with $parameters, auto-commit; the
 //! LightRAG calls as falkordb.rs words them. neo4rs 0.8 has no per-transaction timeout:
 //! --timeout-ms is accepted and ignored for Neo4j, and the notes say so.
 

@@ -1,6 +1,6 @@
-//! PostgreSQL and SQLite over bench/import's flat tables nodes(id, label, ..., canonical_title,
+//! PostgreSQL and SQLite over bench/engines' flat tables nodes(id, label, ..., canonical_title,
 //! entity_type) and edges(src, dst, type) with B-tree indexes on nodes(id), edges(src) and
-//! edges(dst): the statements of bench/retrieval/rag_engines/sql.py, prepared once per
+//! edges(dst): the statements of bench/engines/sql.py, prepared once per
 //! connection, one connection per client.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -135,7 +135,7 @@ impl Postgres {
             .collect();
         if !missing.is_empty() {
             bail!(
-                "PostgreSQL at {:?} has no table {} (bench/import's flat tables)",
+                "PostgreSQL at {:?} has no table {} (bench/engines' flat tables)",
                 o.target,
                 missing.join(", ")
             );
@@ -253,7 +253,7 @@ fn one<R>(rows: &[R]) -> std::result::Result<&R, QueryError> {
 
 // ---- SQLite -------------------------------------------------------------------------------
 
-/// The page cache of every connection, as bench/import's adapter and the Python client.
+/// The page cache of every connection, as bench/engines' adapter and the Python client.
 const CACHE_MIB: i64 = 64;
 /// How long a writer waits for the write lock before SQLITE_BUSY, without --timeout-ms.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -290,7 +290,7 @@ impl Sqlite {
             .collect();
         if !missing.is_empty() {
             bail!(
-                "{}: indexes {missing:?} missing (bench/import's SQLite adapter makes them)",
+                "{}: indexes {missing:?} missing (bench/engines' SQLite adapter makes them)",
                 s.path.display()
             );
         }
@@ -310,7 +310,7 @@ impl Sqlite {
             json!({
             "journal_mode": pragma("journal_mode")?,
             "synchronous": pragma("synchronous")?,
-            "meaning": "synchronous=1 (NORMAL) in WAL mode, set on every connection by this client as bench/import's adapter: \
+            "meaning": "synchronous=1 (NORMAL) in WAL mode, set on every connection by this client as bench/engines' adapter: \
                         a commit survives a crash of the process, not a power loss (no fsync per commit), like HopDB's durability \"process\"",
             })
         };

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use hopdb_core::Graph;
+use hopdb_database::Database;
 use hopdb_kg::{GenValue, KgSpec};
 use serde_json::{json, Value as Json};
 
@@ -118,10 +118,11 @@ pub fn check(kind: Kind, got: &Answer, full: &Answer) -> Result<(), String> {
     }
 }
 
-pub fn loaded(spec: &KgSpec) -> Graph {
-    let g = Graph::in_memory();
-    hopdb_cli::kg::load(&g, spec, |_| {}).unwrap();
-    g
+/// The graph loaded into an in-memory store by the demo's loader (hopdb_bench::kg).
+pub fn loaded(spec: &KgSpec) -> Database {
+    let db = Database::in_memory();
+    hopdb_bench::kg::load(db.graph(), spec, |_| {}).unwrap();
+    db
 }
 
 /// canonical_title and entity_type of the generated entities.
@@ -169,7 +170,7 @@ pub fn retrieval_ops(r: &Reference) -> Vec<Op> {
     ops
 }
 
-/// The graph in a SQLite file as bench/import's adapter lays it out: flat tables, a UNIQUE
+/// The graph in a SQLite file as bench/engines' adapter lays it out: flat tables, a UNIQUE
 /// index on nodes(id), B-tree indexes on edges(src) and edges(dst), WAL.
 pub fn sqlite_db(spec: &KgSpec, path: &std::path::Path) {
     let mut c = rusqlite::Connection::open(path).unwrap();

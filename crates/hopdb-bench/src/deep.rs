@@ -1,21 +1,24 @@
-//! `hopdb bench-deep`: the study's deep queries (Q8: nodes within 1..4 hops LIMIT 100; Q11:
-//! shortest path length) through the Rust API, for bench/deep/run.py, which times the peers
-//! on the same seeds and checks every engine's answers against each other.
+//! `hopdb-bench deep` (formerly `hopdb-bench deep`): the study's deep queries (Q8: nodes within
+//! 1..4 hops LIMIT 100; Q11: shortest path length) through the Rust API, for bench/deep/run.py,
+//! which times the peers on the same seeds and checks every engine's answers against each other,
+//! and bench/deep_rust/run.sh, which compares HopDB's execution paths.
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hopdb_algo::{AlgoError, Control};
-use hopdb_analytics::{Analytics, AnalyticsError, KHop, PathQuery, ProjectionSpec, Used, Via};
-use hopdb_core::{Direction, Graph, GraphRead, NodeKey, WriteMode};
+use hopdb_database::{
+    AlgoError, Analytics, AnalyticsError, Control, Database, Direction, Graph, GraphRead, KHop, NodeKey, PathQuery,
+    ProjectionSpec, Used, Via, WriteMode,
+};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// `hopdb-bench deep`'s command line.
 #[derive(Args)]
 pub struct DeepArgs {
-    /// The store (made by `hopdb import` from `hopdb generate`'s files, or by `hopdb demo`).
+    /// The store (made by `hopdb import` from `hopdb generate`'s files, or by `hopdb-bench demo`).
     #[arg(long)]
     store: PathBuf,
     /// The queries: {"q8": [key, ...], "q11": [[a, b], ...], "timeout_ms": N, "warmup": N,
@@ -67,6 +70,7 @@ fn is_timeout(e: &AnalyticsError) -> bool {
     matches!(e, AnalyticsError::Algo(AlgoError::DeadlineExceeded(_)))
 }
 
+/// Runs the deep queries on the store and writes their answers and latencies to `--out`.
 pub fn run(a: &DeepArgs) -> Result<()> {
     let q: Value =
         serde_json::from_slice(&std::fs::read(&a.queries).with_context(|| format!("reading {}", a.queries.display()))?)
@@ -88,8 +92,9 @@ pub fn run(a: &DeepArgs) -> Result<()> {
     let warmup = q["warmup"].as_u64().unwrap_or(50) as usize;
     let max_hops = q["max_hops"].as_u64().unwrap_or(12) as u32;
 
-    let g = Graph::open(&a.store).with_context(|| format!("opening {}", a.store.display()))?;
-    let an = Arc::new(Analytics::new(g.clone()).with_background_refresh(a.background_refresh));
+    let store = Graph::open(&a.store).with_context(|| format!("opening {}", a.store.display()))?;
+    let db = Database::from_analytics(Analytics::new(store).with_background_refresh(a.background_refresh));
+    let (g, an) = (db.graph(), db.analytics());
     let via = match a.mode.as_str() {
         "store" => Via::Store,
         "projection" => Via::Projection,

@@ -1,7 +1,8 @@
 //! The LightRAG-shaped knowledge graph in a HopDB store: loading it from the generator, and
-//! the eight-engine study's retrieval queries (Q1-Q7) and LightRAG's storage-call mix.
+//! the eight-engine study's retrieval queries (Q1-Q7) and LightRAG's storage-call mix, written
+//! against the store's read API (the demo times them; the load generator's tests load with it).
 
-use hopdb_core::{BulkOptions, Direction, Graph, GraphRead, NodeKey, Props, Result, Value, WriteMode};
+use hopdb_database::{BulkOptions, Direction, Graph, GraphRead, Node, NodeKey, Props, Result, Value, WriteMode};
 use hopdb_kg::{GenNode, GenValue, KgSpec, TYPE_HAS_CHUNK, TYPE_MENTIONS};
 use std::collections::{HashMap, HashSet};
 
@@ -43,7 +44,7 @@ pub fn load(g: &Graph, spec: &KgSpec, mut progress: impl FnMut(u64)) -> Result<(
 }
 
 /// Q1: point lookup of a chunk.
-pub fn q1_chunk(g: &impl GraphRead, chunk: &NodeKey) -> Result<Option<hopdb_core::Node>> {
+pub fn q1_chunk(g: &impl GraphRead, chunk: &NodeKey) -> Result<Option<Node>> {
     g.node(chunk)
 }
 
@@ -124,7 +125,7 @@ pub fn lightrag_call(g: &Graph, dice: u32, entity: &NodeKey) -> Result<usize> {
             g.upsert_node(
                 entity.clone(),
                 &["Entity"],
-                hopdb_core::props([("description", Value::from("updated by the LightRAG mix"))]),
+                hopdb_database::props([("description", Value::from("updated by the LightRAG mix"))]),
                 WriteMode::Merge,
             )?;
             1
