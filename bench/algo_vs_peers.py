@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """HopDB's graph algorithms (crates/hopdb-algo) against NetworkX and igraph on the same graphs
 and the same seed nodes.
 
@@ -6,7 +5,7 @@ Runs the Rust example `algo_bench` (which prints the seed nodes it drew), then t
 queries in igraph and NetworkX, checks that all three agree on the k-hop counts, and prints a
 Markdown table. Ratios are peer time / HopDB time (how many times slower the peer is).
 
-usage: python3 bench/algo_vs_peers.py [--datasets DIR] [--nx-seeds 100]
+usage: python3 -m bench.algo_vs_peers [--datasets DIR] [--nx-seeds 100]
 NetworkX gets the first --nx-seeds seeds only (its 4-hop BFS takes up to ~0.1 s each); the
 HopDB and igraph figures in its ratio are taken over the same prefix.
 """
@@ -14,7 +13,6 @@ import argparse
 import gzip
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
@@ -100,11 +98,11 @@ def bench(name, path, extra, nx_seeds):
         nx.single_source_shortest_path_length(G, s, cutoff=4)
     for k in ("2", "3", "4"):
         r = rust["khop_within"][k]
-        ig_lat, ig_counts = timed(lambda s: len(g.neighborhood(s, order=int(k), mode="out", mindist=1)), seeds)
+        ig_lat, ig_counts = timed(lambda s, k=k: len(g.neighborhood(s, order=int(k), mode="out", mindist=1)), seeds)
         assert ig_counts == r["counts"], f"{name} {k}-hop: igraph counts differ"
         few = seeds[:nx_seeds]
         nx_lat, nx_counts = timed(
-            lambda s: len(nx.single_source_shortest_path_length(G, s, cutoff=int(k))) - 1, few)
+            lambda s, k=k: len(nx.single_source_shortest_path_length(G, s, cutoff=int(k))) - 1, few)
         assert nx_counts == r["counts"][:nx_seeds], f"{name} {k}-hop: NetworkX counts differ"
         ours, ours_few = r["latencies_us"], r["latencies_us"][: len(few)]
         rows.append((
@@ -150,7 +148,7 @@ def bench(name, path, extra, nx_seeds):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}")
     ap.add_argument("--datasets", default=os.environ.get("HOPDB_DATASETS", str(ROOT.parent / "shared/datasets")))
     ap.add_argument("--nx-seeds", type=int, default=100)
     a = ap.parse_args()

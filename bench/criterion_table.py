@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Summarise criterion results as a Markdown table: HopDB beside SQLite, medians, ratios.
 
-usage: python3 bench/criterion_table.py [--chart OUT.png] [CRITERION_DIR]
+usage: python3 -m bench.criterion_table [--chart OUT.png] [CRITERION_DIR]
 (CRITERION_DIR defaults to $CARGO_TARGET_DIR/criterion). Reads each benchmark's
 new/benchmark.json (id, throughput) and new/estimates.json (median ns). --chart draws the
 HopDB/SQLite ratios as a bar chart (needs matplotlib).
@@ -42,7 +41,7 @@ def chart(rows, out: Path):
     fig, ax = plt.subplots(figsize=(9, 0.32 * len(cases) + 1.2))
     # The issue's goals: 2x SQLite on reads, 3x on writes.
     goals = [3 if "upsert" in c else 2 for c in cases]
-    colors = ["#2a9d8f" if r >= g else "#e9c46a" if r >= 1 else "#e76f51" for r, g in zip(ratios, goals)]
+    colors = ["#2a9d8f" if r >= g else "#e9c46a" if r >= 1 else "#e76f51" for r, g in zip(ratios, goals, strict=False)]
     ax.barh(range(len(cases)), ratios, color=colors)
     ax.set_yticks(range(len(cases)), cases, fontsize=8)
     ax.invert_yaxis()
@@ -60,7 +59,7 @@ def chart(rows, out: Path):
 
 def main():
     default = Path(os.environ.get("CARGO_TARGET_DIR", Path.home() / ".cache/hopdb/target")) / "criterion"
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__.splitlines()[0])
     ap.add_argument("--chart", type=Path)
     ap.add_argument("root", nargs="?", type=Path, default=default)
     args = ap.parse_args()

@@ -1,11 +1,12 @@
-#!/usr/bin/env python3
 """HopDB's benchmark suite: every workload of bench/ against its peers, one after another, in one run.
 
 usage: bench/run [--profile quick|full] [--workloads a,b,...] [--engines a,b,...] [--out DIR]
                  [--data-root DIR] [--no-build] [--dry-run] [--list]
+   (or, from the repository root: python3 -m bench.suite ...)
 
-Each workload is its own runner (bench/<folder>/run.py) that loads its engines, checks their answers
-and writes results.jsonl-style lines, a Markdown report and PNG charts into OUT/<workload>/. This
+Each workload is its own runner (python3 -m bench.<folder>.run) that loads its engines
+(bench/engines), checks their answers and writes results.jsonl-style lines, a Markdown report and
+PNG charts into OUT/<workload>/ (the `import` workload's runner is bench.bulk_import.run). This
 script builds the binaries they need, runs the selected workloads one at a time with the profile's
 settings, records how long each took, its exit status and the machine's load average around it, and
 writes OUT/summary.md and OUT/summary.jsonl. A workload that fails does not stop the others; the exit
@@ -26,7 +27,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
-from benchlib import import_run
+from bench import benchlib
+from bench.benchlib import module_env
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -34,7 +36,7 @@ ROOT = os.path.dirname(HERE)
 
 @dataclass
 class Workload:
-    folder: str  # bench/<folder>/run.py
+    folder: str  # its runner: python3 -m bench.<folder>.run (bench/<folder>/run.py)
     what: str
     engines: list  # the engine names its runner accepts
     quick: list  # runner arguments of each profile (besides --engines and --out)
@@ -50,7 +52,7 @@ KG_ENGINES = ["hopdb", "postgres", "sqlite", "kuzu", "cozo", "neo4j"]
 # In running order: the bulk import loads the databases the query workloads reuse.
 WORKLOADS = {
     "import": Workload(
-        "import", "bulk import of the knowledge graph (neo4j-admin CSV) into each engine", KG_ENGINES,
+        "bulk_import", "bulk import of the knowledge graph (neo4j-admin CSV) into each engine", KG_ENGINES,
         quick=["--scale", "0.1", "--repeat", "1"], full=["--scale", "1", "--repeat", "3"],
         report="import.md", jsonl="import.jsonl"),
     "retrieval": Workload(
@@ -100,7 +102,7 @@ def select(names, known, what):
 def command(name, profile, engines, out, data_root):
     """The runner's command line for one workload, or None when none of `engines` takes part in it."""
     w = WORKLOADS[name]
-    cmd = [sys.executable, os.path.join(HERE, w.folder, "run.py"), *(w.quick if profile == "quick" else w.full)]
+    cmd = [sys.executable, "-m", f"bench.{w.folder}.run", *(w.quick if profile == "quick" else w.full)]
     if engines is not None:
         mine = [e for e in engines if e in w.engines]
         if not mine:
@@ -142,12 +144,12 @@ def git_commit():
 
 
 def build():
-    """The release binaries the runners use (hopdb, hopdb-loadgen) and the Python package, built once."""
+    """The release binaries the runners use (hopdb, hopdb-bench, hopdb-loadgen) and the Python package, built once."""
     env = dict(os.environ)
     env.setdefault("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/hopdb/target"))
-    log("building hopdb and hopdb-loadgen (release) and installing the Python package (scripts/setup.sh)")
+    log("building hopdb, hopdb-bench and hopdb-loadgen (release) and installing the Python package (scripts/setup.sh)")
     subprocess.run(["bash", os.path.join(ROOT, "scripts", "setup.sh")], check=True, env=env)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "hopdb-cli", "-p", "hopdb-loadgen"], check=True, cwd=ROOT, env=env)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "hopdb-cli", "-p", "hopdb-bench", "-p", "hopdb-loadgen"], check=True, cwd=ROOT, env=env)
 
 
 def latest(jsonl):
@@ -219,7 +221,7 @@ def main(argv=None):
     os.makedirs(out, exist_ok=True)
     if not a.no_build:
         build()
-    run = {"run_id": datetime.datetime.now().strftime("%Y%m%dT%H%M%S"), "profile": a.profile, "commit": git_commit(), "host": import_run().host_info(),
+    run = {"run_id": datetime.datetime.now().strftime("%Y%m%dT%H%M%S"), "profile": a.profile, "commit": git_commit(), "host": benchlib.host_info(),
            "command": "bench/run " + " ".join(argv if argv is not None else sys.argv[1:])}
     t0 = time.time()
     rows = []
@@ -232,7 +234,7 @@ def main(argv=None):
         log(f"{n}: {w.what}\n    {' '.join(cmd)}")
         row["loadavg_before"] = loadavg()
         t = time.time()
-        rc = subprocess.run(cmd, cwd=ROOT).returncode
+        rc = subprocess.run(cmd, cwd=ROOT, env=module_env()).returncode
         row.update(seconds=time.time() - t, loadavg_after=loadavg(), exit=rc, command=" ".join(cmd),
                    status="ok" if rc == 0 else ("wrong answers" if rc == 1 else f"failed (exit {rc})"),
                    tally=tally(os.path.join(out, n, w.jsonl)))

@@ -1,7 +1,8 @@
 """The suite's real graphs (from /work/shared/datasets), seeded samples, reference answers and the maths.
 
 Everything here is plain Python (no database): run.py uses it to build the reference answers the
-engines are checked against, worker.py to feed the engines, tests/ to test it.
+engines are checked against, worker.py and the engines (bench/engines/*'s CozoSuite classes) to
+feed the engines, tests/ to test it.
 """
 
 import csv
@@ -34,6 +35,7 @@ DATASETS = {
     "slashdot": {"dir": "snap-soc-Slashdot0902", "edges": "soc-Slashdot0902.txt.gz", "directed": True, "group_by": None, "update": None},
 }
 PROFILES = {"quick": ["twitch-de"], "full": ["twitch-de", "github", "slashdot"]}
+NODE_LABEL, EDGE_TYPE = "User", "FOLLOWS"  # every engine's one node label and one edge type
 
 
 def _bool(s):
@@ -56,6 +58,15 @@ class Data:
 
     def node_props(self, i):
         return {p: col[i] for p, col in self.props.items()}
+
+
+def arrow_tables(data):
+    """(nodes, edges) as pyarrow tables: id and the property columns; src, dst."""
+    import pyarrow as pa
+
+    nodes = pa.table({"id": data.keys, **data.props})
+    edges = pa.table({"src": data.src, "dst": data.dst})
+    return nodes, edges
 
 
 def parse(name, root):
@@ -97,7 +108,7 @@ def parse(name, root):
         keys = [keys[i] for i in order]
         props = {p: [col[i] for i in order] for p, col in props.items()}
     else:
-        keys = sorted({x for e in zip(src, dst) for x in e})
+        keys = sorted({x for e in zip(src, dst, strict=False) for x in e})
     if len(set(keys)) != len(keys):
         raise ValueError(f"{name}: duplicate node keys")
     return Data(name, keys, props, types, src, dst, spec["directed"], raw)
@@ -129,7 +140,7 @@ def new_props(data, rng):
 
 def adjacency(data):
     adj = {k: set() for k in data.keys}
-    for a, b in zip(data.src, data.dst):
+    for a, b in zip(data.src, data.dst, strict=False):
         adj[a].add(b)
         adj[b].add(a)
     return adj
@@ -153,7 +164,7 @@ def within_k(adj, start, k):
 def degrees(data):
     """Degree of every node counting edges both ways (a self-loop counts twice, as in NetworkX)."""
     deg = dict.fromkeys(data.keys, 0)
-    for a, b in zip(data.src, data.dst):
+    for a, b in zip(data.src, data.dst, strict=False):
         deg[a] += 1
         deg[b] += 1
     return deg
@@ -163,7 +174,7 @@ def group_by(data, prop):
     """{value: [node count, sum of degrees]}: the group-by every engine must return."""
     deg = degrees(data)
     out = {}
-    for k, v in zip(data.keys, data.props[prop]):
+    for k, v in zip(data.keys, data.props[prop], strict=False):
         c = out.setdefault(v, [0, 0])
         c[0] += 1
         c[1] += deg[k]

@@ -1,16 +1,15 @@
-#!/usr/bin/env python3
 """Workload 3 of issue 6, the Cozo performance-report suite, on real attributed graphs.
 
-usage: python3 bench/cozo_suite/run.py --profile quick|full [--engines hopdb,cozo,kuzu,sqlite,networkx]
-                                       [--out DIR] [--data-root DIR] [--report-only] [...]
+usage: python3 -m bench.cozo_suite.run --profile quick|full [--engines hopdb,cozo,kuzu,sqlite,networkx]
+                                      [--out DIR] [--data-root DIR] [--report-only] [...]
 
 For each dataset (quick: musae-twitch-DE; full: + musae-github, snap-soc-Slashdot0902) this
 process parses the files, computes the reference answers in plain Python (point reads from the
-CSV, k-hop counts by BFS, the group-by, PageRank by NetworkX), then runs each engine in its own
-worker process (worker.py), one at a time after bench/import's wait_quiet, sampling the worker's
-process tree RSS every 50 ms per phase (bench/import's Sampler). Writes OUT/results.jsonl (one
-line per engine x dataset x measurement), OUT/report.md and OUT/*.png. Exit 1 when an engine
-returned a wrong answer. See README.md beside this file.
+CSV, k-hop counts by BFS, the group-by, PageRank by NetworkX), then runs each engine (its class in
+bench/engines, peers.py) in its own worker process (worker.py), one at a time after benchlib's
+wait_quiet, sampling the worker's process tree RSS every 50 ms per phase (benchlib's Sampler).
+Writes OUT/results.jsonl (one line per engine x dataset x measurement), OUT/report.md and
+OUT/*.png. Exit 1 when an engine returned a wrong answer. See README.md beside this file.
 """
 
 import argparse
@@ -23,11 +22,12 @@ import subprocess
 import sys
 import time
 
+from bench import benchlib
+from bench.benchlib import module_cmd, module_env
+from bench.cozo_suite.datasets import DATASETS, PROFILES, adjacency, group_by, parse, ratio, sample_keys, within_k
+from bench.cozo_suite.peers import ENGINES, NAMES
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-from datasets import DATASETS, PROFILES, adjacency, group_by, parse, ratio, sample_keys, within_k  # noqa: E402
-from engines import ENGINES, NAMES  # noqa: E402
-from import_bench import shared  # noqa: E402
 
 ORDER = ["hopdb", "cozo", "kuzu", "sqlite", "networkx"]
 SETTINGS = {  # per profile: QPS window s, k-hop starts per k, k-hop timeout s, group-by repeats
@@ -37,7 +37,7 @@ SETTINGS = {  # per profile: QPS window s, k-hop starts per k, k-hop timeout s, 
 HOPS = (2, 3, 4)
 SEED = 42
 MIB = 1 << 20
-log = shared.log
+log = benchlib.log
 
 
 def reference(data, starts):
@@ -53,7 +53,7 @@ def reference(data, starts):
     ref["group_by"] = [[v, c, d] for v, (c, d) in group_by(data, prop).items()] if prop else []
     G = nx.DiGraph() if data.directed else nx.Graph()
     G.add_nodes_from(data.keys)
-    G.add_edges_from(zip(data.src, data.dst))
+    G.add_edges_from(zip(data.src, data.dst, strict=False))
     ref["pagerank"] = nx.pagerank(G, alpha=0.85, max_iter=100, tol=1e-6)
     return ref
 
@@ -63,14 +63,14 @@ def run_worker(engine, dataset, ref_path, work, a, s):
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     control = os.path.join(work, "control")
-    cmd = [sys.executable, os.path.join(HERE, "worker.py"), "--engine", engine, "--dataset", dataset, "--data-root", a.data_root,
+    cmd = [*module_cmd("bench.cozo_suite.worker"), "--engine", engine, "--dataset", dataset, "--data-root", a.data_root,
            "--work", os.path.join(work, "w"), "--control", control, "--reference", ref_path,
            "--window", str(s["window"]), "--timeout", str(s["timeout"]), "--repeats", str(s["repeats"]), "--seed", str(SEED)]
     out_p, err_p = os.path.join(work, "stdout"), os.path.join(work, "stderr")
     t0 = time.perf_counter()
     with open(out_p, "w") as out, open(err_p, "w") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, start_new_session=True)
-        sampler = shared.Sampler(proc.pid, control)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, start_new_session=True, env=module_env())
+        sampler = benchlib.Sampler(proc.pid, control)
         killed = False
         while proc.poll() is None:
             sampler.tick()
@@ -89,7 +89,7 @@ def run_worker(engine, dataset, ref_path, work, a, s):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", choices=sorted(SETTINGS), default="quick", help="quick: twitch-DE, 0.5 s windows; full: 3 graphs, 3 s windows")
     ap.add_argument("--engines", default=",".join(ORDER), help="comma-separated, from " + ",".join(ORDER))
     ap.add_argument("--datasets", help="comma-separated, from " + ",".join(DATASETS) + " (default: the profile's)")
@@ -107,8 +107,8 @@ def main():
     if a.report_only:
         write_report(jsonl, a.out)
         return 0
-    for req in ("import", "cozo_suite"):
-        shared.ensure_requirements(os.path.join(HERE, "..", req, "requirements.txt"))
+    for req in ("bulk_import", "cozo_suite"):
+        benchlib.ensure_requirements(os.path.join(HERE, "..", req, "requirements.txt"))
     engines = [e for e in a.engines.split(",") if e]
     bad = [e for e in engines if e not in ENGINES]
     if bad:
@@ -117,9 +117,9 @@ def main():
     if a.window:
         s["window"] = a.window
     datasets = a.datasets.split(",") if a.datasets else PROFILES[a.profile]
-    host = shared.host_info()
+    host = benchlib.host_info()
     run_id = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
-    command = "python3 bench/cozo_suite/run.py " + " ".join(shlex.quote(x) for x in sys.argv[1:])
+    command = "python3 -m bench.cozo_suite.run " + " ".join(shlex.quote(x) for x in sys.argv[1:])
     open(jsonl, "w").close()
     wrong = False
 
@@ -144,7 +144,7 @@ def main():
         ref_path = os.path.join(work, "reference.json")
         json.dump(ref, open(ref_path, "w"))
         for e in engines:
-            before = shared.wait_quiet(a.quiet_wait) if a.quiet_wait > 0 else None
+            before = benchlib.wait_quiet(a.quiet_wait) if a.quiet_wait > 0 else None
             load0 = os.getloadavg()[0]
             log(f"{ds}: {e}" + (f" (other processes used {before:.2f} cores)" if before is not None else ""))
             t0 = time.perf_counter()

@@ -1,7 +1,7 @@
 """One engine on one dataset, every operation of the suite, in this (fresh) process.
 
 Started by run.py, which samples this process tree's memory while it runs; the worker writes the
-phase it is in to the control file (`phase NAME` lines, bench/import's Sampler protocol) so each
+phase it is in to the control file (`phase NAME` lines, benchlib's Sampler protocol) so each
 measurement gets its own peak RSS. Prints one JSON line: {"version", "measurements": [...],
 "wrong": [...]} ("wrong": answers that differ from the reference; run.py then exits 1).
 
@@ -16,13 +16,23 @@ import json
 import os
 import random
 import statistics
-import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from datasets import check_counts, check_group_by, check_node, check_pagerank, new_props, parse, percentile, top_k  # noqa: E402
-from engines import ENGINES, Skip, dir_bytes  # noqa: E402
+from bench.benchlib import dir_bytes
+from bench.cozo_suite.datasets import (
+    Data,
+    check_counts,
+    check_group_by,
+    check_node,
+    check_pagerank,
+    new_props,
+    parse,
+    percentile,
+    top_k,
+)
+from bench.cozo_suite.peers import ENGINES, engine_class
+from bench.engines.base import Skip
 
 OPS = ["point_read", "point_write", "point_update", "mixed_90_10"]
 
@@ -86,7 +96,7 @@ def run(a):
     w = Worker(a)
     data = parse(a.dataset, a.data_root)
     ref = json.load(open(a.reference))
-    Eng = ENGINES[a.engine]
+    Eng = engine_class(a.engine)
     store = os.path.join(a.work, "store")
     os.makedirs(store)
     eng = Eng(store, data)
@@ -233,7 +243,7 @@ def point_ops(w, eng, data, ref, a):
     for op in OPS:
         for t in (1, 2):
             w.phase(f"{op}_{t}t")
-            qps, errors, cores, first = qps_window(lambda i: make(op, i), t, a.window)
+            qps, errors, cores, first = qps_window(lambda i, op=op: make(op, i), t, a.window)
             w.record(op, f"{op}_{t}t", threads=t, qps=qps, errors=errors, first_error=first, window_s=a.window, process_cores=cores)
         if op == "point_read":
             eng = reads_in_processes(w, eng, data, pool, a)
@@ -256,7 +266,7 @@ def reads_in_processes(w, eng, data, pool, a):
     procs = [ctx.Process(target=reader_process, args=(a.engine, eng.path, data.types, pool, a.seed * 1000 + 10 + i, a.window, go, q)) for i in range(2)]
     for p in procs:
         p.start()
-    for p in procs:
+    for _p in procs:
         q.get()  # opened and warmed
     w.phase("point_read_2p")
     go.set()
@@ -268,9 +278,7 @@ def reads_in_processes(w, eng, data, pool, a):
 
 
 def reader_process(engine, path, types, pool, seed, window, go, q):
-    from datasets import Data
-
-    eng = ENGINES[engine](None, Data("", [], {}, types, [], [], False, 0), path, read_only=True)
+    eng = engine_class(engine)(None, Data("", [], {}, types, [], [], False, 0), path, read_only=True)
     rng = random.Random(seed)
     eng.read(pool[0])
     q.put(None)
@@ -289,7 +297,7 @@ def _ms(x):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--engine", required=True, choices=sorted(ENGINES))
     ap.add_argument("--dataset", required=True)
     ap.add_argument("--data-root", required=True)

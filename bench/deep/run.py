@@ -1,15 +1,15 @@
-#!/usr/bin/env python3
 """Deep-query benchmark: the study's Q8 (distinct nodes within 1..4 hops, LIMIT 100) and Q11
 (shortest undirected path length, at most 12 hops) on the knowledge graph, by HopDB and peers.
 
-usage: python3 bench/deep/run.py --scale 1 [--engines hopdb,networkx,postgres,...] [--seeds 500]
-                                 [--timeout-ms 2000] [--out bench/results/deep] [--popular]
+usage: python3 -m bench.deep.run --scale 1 [--engines hopdb,networkx,postgres,...] [--seeds 500]
+                                [--timeout-ms 2000] [--out bench/results/deep] [--popular]
 
-Draws the seeds once (fixed RNG seed), runs every engine in its own process (worker.py) on the
-same seeds, one engine at a time, then checks every answer against NetworkX (Q11: the exact
-length; Q8: every id within 4 hops, no duplicates, the right row count) and writes
-OUT/deep.jsonl, OUT/deep.md and OUT/deep.png. Exits 1 if any answer is wrong. The databases are
-loaded once and kept under DATA_ROOT/deep/sS/ENGINE (--reload to load again). See README.md.
+Draws the seeds once (fixed RNG seed), runs every engine (its Deep class in bench/engines) in its
+own process (worker.py) on the same seeds, one engine at a time, then checks every answer against
+NetworkX (Q11: the exact length; Q8: every id within 4 hops, no duplicates, the right row count)
+and writes OUT/deep.jsonl, OUT/deep.md and OUT/deep.png. Exits 1 if any answer is wrong. The
+databases are loaded once and kept under DATA_ROOT/deep/sS/ENGINE (--reload to load again). See
+README.md.
 """
 
 import argparse
@@ -26,12 +26,12 @@ import subprocess
 import sys
 import time
 
+from bench import benchlib
+from bench.benchlib import module_cmd, module_env
+from bench.deep.worker import ENGINES, cache_name
+from bench.deep.workload import MAX_HOPS, Q8_HOPS, Q8_LIMIT
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(1, os.path.join(HERE, ".."))
-from benchlib import import_run  # noqa: E402
-from engines.base import MAX_HOPS, Q8_HOPS, Q8_LIMIT  # noqa: E402
-from worker import ENGINES, cache_name  # noqa: E402
 
 DEFAULT_ENGINES = ["hopdb", "hopdb-store", "networkx", "postgres", "sqlite", "kuzu", "falkordb", "cozo", "neo4j"]
 NAMES = {
@@ -57,9 +57,6 @@ STUDY = {
     "falkordb": (2.0, 433),
     "cozo": (None, 1970),
 }
-
-
-IMPORT_RUN = import_run()  # bench/import/run.py: ensure_requirements, ensure_data, wait_quiet, host_info
 
 
 def log(msg):
@@ -119,11 +116,11 @@ def draw_seeds(data, n, rng_seed, popular):
 
 
 def worker(*args):
-    return [sys.executable, os.path.join(HERE, "worker.py"), *args]
+    return module_cmd("bench.deep.worker", *args)
 
 
 def probe(engine, env, cmd=None):
-    """The engine's availability, as the JSON line `worker.py probe ENGINE` (or `cmd`) prints."""
+    """The engine's availability, as the JSON line the worker's `probe ENGINE` (or `cmd`) prints."""
     try:
         r = subprocess.run(cmd or worker("probe", engine), capture_output=True, text=True, timeout=1800, env=env)
     except subprocess.TimeoutExpired:
@@ -144,7 +141,7 @@ def run_engine(engine, data, cache, qpath, rpath, a, env):
         cmd.append("--reload")
     err_path = rpath + ".stderr"
     t0 = time.perf_counter()
-    b0 = IMPORT_RUN.machine_busy_s()
+    b0 = benchlib.machine_busy_s()
     with open(err_path, "w") as err:
         p = subprocess.Popen(cmd, stdout=err, stderr=subprocess.STDOUT, start_new_session=True, env=env)
         try:
@@ -155,7 +152,7 @@ def run_engine(engine, data, cache, qpath, rpath, a, env):
             p.wait()
             killed = True
     wall = time.perf_counter() - t0
-    busy = (IMPORT_RUN.machine_busy_s() - b0) / max(wall, 1e-9)
+    busy = (benchlib.machine_busy_s() - b0) / max(wall, 1e-9)
     subprocess.run(worker("cleanup", engine, "--cache", cache), capture_output=True, timeout=300, env=env)
     if killed:
         return {"engine": engine, "status": "failed", "reason": f"killed after {a.engine_timeout:.0f} s (--engine-timeout)"}, wall, busy
@@ -177,7 +174,7 @@ class Reference:
     def __init__(self, data):
         import networkx as nx
 
-        from engines.nx_engine import build_graph
+        from bench.engines.networkx import build_graph
 
         t = time.perf_counter()
         self.nx = nx
@@ -337,7 +334,7 @@ def write_report(lines, out):
     md.append(
         f"{head['nodes']:,} nodes, {head['edges']:,} edges (`hopdb generate --scale {head['scale']:g}`). Machine: {host.get('cpu', '?')}, "
         f"{host.get('cores', '?')} cores, {host.get('mem_gib', '?')} GiB (shared with other jobs: medians). Run {head['run_id']}, "
-        f"`python3 bench/deep/run.py` (bench/deep/README.md); the figures per engine in `deep.jsonl`, every answer and latency in the files it names (`raw`, outside the repository)."
+        f"`python3 -m bench.deep.run` (bench/deep/README.md); the figures per engine in `deep.jsonl`, every answer and latency in the files it names (`raw`, outside the repository)."
     )
     md.append("")
     md.append(
@@ -347,7 +344,7 @@ def write_report(lines, out):
         f"Q8 = `MATCH (e:Entity {{id:$id}})-[*1..4]-(n) RETURN DISTINCT n.id LIMIT 100`; Q11 = length of a shortest undirected path of at most "
         f"{MAX_HOPS} hops (none if longer or unreachable). Per-query timeout {to} ms: a timed-out query counts as slower than the timeout in the "
         f"percentiles, so a median is shown as `> {to / 1000:g} s` when more than half timed out. Time = wall time per query in the engine's natural "
-        f"client: Python for the peers (request to last row), the Rust API inside the `hopdb bench-deep` process for HopDB. "
+        f"client: Python for the peers (request to last row), the Rust API inside the `hopdb-bench deep` process for HopDB. "
         f"vs HopDB = the engine's median / HopDB (auto)'s median."
     )
     md.append("")
@@ -474,7 +471,7 @@ def chart(lines, to, png_path):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=1.0, help="graph scale (0.1, 1, ...; generated by `hopdb generate` once)")
     ap.add_argument("--engines", default=",".join(DEFAULT_ENGINES), help="comma-separated, from " + ",".join(ENGINES))
     ap.add_argument("--seeds", type=int, default=500, help="Q8 seeds and Q11 pairs (each)")
@@ -493,8 +490,8 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     jsonl = os.path.join(a.out, "deep.jsonl")
-    IMPORT_RUN.ensure_requirements()
-    IMPORT_RUN.ensure_requirements(os.path.join(HERE, "requirements.txt"))
+    benchlib.ensure_requirements()
+    benchlib.ensure_requirements(os.path.join(HERE, "requirements.txt"))
     if a.report_only:
         write_report([json.loads(x) for x in open(jsonl) if x.strip()], a.out)
         log(f"wrote {a.out}/deep.md and deep.png")
@@ -503,11 +500,11 @@ def main():
     bad = [e for e in engines if e not in ENGINES]
     if bad:
         raise SystemExit(f"unknown engines: {bad} (known: {ENGINES})")
-    data, counts = IMPORT_RUN.ensure_data(a.scale, a.data_root)
-    sc = IMPORT_RUN.scale_name(a.scale)
+    data, counts = benchlib.ensure_data(a.scale, a.data_root)
+    sc = benchlib.scale_name(a.scale)
     deep_root = os.path.join(a.data_root, "deep", f"s{sc}")
     os.makedirs(deep_root, exist_ok=True)
-    env = dict(os.environ, HOPDB_BENCH_DATA=a.data_root)
+    env = module_env(dict(os.environ, HOPDB_BENCH_DATA=a.data_root))
     run_id = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
 
     q8, q11, n_ent = draw_seeds(data, a.seeds, a.rng_seed, a.popular)
@@ -526,7 +523,7 @@ def main():
         "slow_ms": a.slow_ms,
         "max_hops": MAX_HOPS,
         "seeds": {"q8": len(q8), "q11": len(q11), "popular": a.popular, "rng_seed": a.rng_seed, "entities": n_ent, "file": os.path.basename(qpath)},
-        "host": IMPORT_RUN.host_info(),
+        "host": benchlib.host_info(),
     }
     raw_dir = os.path.join(deep_root, "raw")  # every answer and latency (megabytes): kept with the databases, not in the repository
     os.makedirs(raw_dir, exist_ok=True)
@@ -540,7 +537,7 @@ def main():
             results[e] = {"engine": e, "status": "skipped", "reason": p.get("reason", ""), "version": p.get("version", "")}
             continue
         cache = os.path.join(deep_root, cache_name(e))
-        before = IMPORT_RUN.wait_quiet(a.quiet_wait) if a.quiet_wait > 0 else None
+        before = benchlib.wait_quiet(a.quiet_wait) if a.quiet_wait > 0 else None
         log(f"  {e}: {p['version']}; running" + (f" (other processes: {before:.2f} cores)" if before is not None else ""))
         rpath = os.path.join(raw_dir, f"{e}-s{sc}.json")
         res, wall, busy = run_engine(e, data, cache, qpath, rpath, a, env)

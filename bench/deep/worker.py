@@ -1,45 +1,41 @@
-#!/usr/bin/env python3
 """Runs one engine of the deep-query benchmark in its own process (run.py starts it).
 
-    python3 worker.py probe ENGINE
+    python3 -m bench.deep.worker probe ENGINE
         -> one JSON line: {"available": bool, "version": ..., "reason": ...}
-    python3 worker.py run ENGINE --data D --cache C --queries Q.json --out R.json
-                      [--slow-seeds 50] [--slow-ms 500] [--reload]
+    python3 -m bench.deep.worker run ENGINE --data D --cache C --queries Q.json --out R.json
+                                 [--slow-seeds 50] [--slow-ms 500] [--reload]
         -> R.json: {"engine", "version", "q8": [{"seed", "ids", "us"} | {"seed", "error", "us"}],
                     "q11": [{"a", "b", "length", "us"} | {"a", "b", "error", "us"}], "prepare": {...}, ...}
-    python3 worker.py cleanup ENGINE --cache C
+    python3 -m bench.deep.worker cleanup ENGINE --cache C
         -> stops a server a killed run left behind
 
-Q.json is what `hopdb bench-deep` reads too: {"timeout_ms", "q8": [seed, ...], "q11": [[a, b], ...],
+Q.json is what `hopdb-bench deep` reads too: {"timeout_ms", "q8": [seed, ...], "q11": [[a, b], ...],
 "warmup": N}. For each query kind the worker runs the first `warmup` items untimed (warm-up), then
 times every item once, one at a time: the wall time of the engine's Python client call, from the
 request to the last row fetched. If the median of the first 10 warm-up queries exceeds --slow-ms,
 the warm-up stops there and only the first --slow-seeds items are timed (the engine is "slow";
-R.json says so). HopDB runs through its own binary (engines/hopdb_engine.py), which does the same
-warm-up and timing inside the process.
+R.json says so). The engines are bench/engines/ENGINE.py's Deep classes; HopDB runs through its own
+binary (bench/engines/hopdb.py's run_bench_deep), which does the same warm-up and timing inside
+the process.
 """
 
 import argparse
 import json
 import os
 import statistics
-import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-from engines.base import QueryTimeout, Unavailable, report_outcome  # noqa: E402
+from bench.engines.base import QueryTimeout, Unavailable, report_outcome
 
 PEERS = {
-    "networkx": ("engines.nx_engine", "NetworkX", {}),
-    "sqlite": ("engines.sqlite_engine", "SQLite", {}),
-    "postgres": ("engines.postgres_engine", "Postgres", {}),
-    "kuzu": ("engines.kuzu_engine", "Kuzu", {}),
-    "kuzu-params": ("engines.kuzu_engine", "Kuzu", {"params": True}),
-    "falkordb": ("engines.falkordb_engine", "FalkorDBEngine", {}),
-    "cozo": ("engines.cozo_engine", "Cozo", {}),
-    "neo4j": ("engines.neo4j_engine", "Neo4j", {}),
+    "networkx": ("bench.engines.networkx", "NetworkXDeep", {}),
+    "sqlite": ("bench.engines.sqlite", "SQLiteDeep", {}),
+    "postgres": ("bench.engines.postgres", "PostgresDeep", {}),
+    "kuzu": ("bench.engines.kuzu", "KuzuDeep", {}),
+    "kuzu-params": ("bench.engines.kuzu", "KuzuDeep", {"params": True}),
+    "falkordb": ("bench.engines.falkordb", "FalkorDBDeep", {}),
+    "cozo": ("bench.engines.cozo", "CozoDeep", {}),
+    "neo4j": ("bench.engines.neo4j", "Neo4jDeep", {}),
 }
 HOPDB_MODES = {"hopdb": "auto", "hopdb-store": "store", "hopdb-projection": "projection"}
 ENGINES = list(HOPDB_MODES) + list(PEERS)
@@ -64,12 +60,12 @@ def engine_class(engine):
 def probe(engine):
     try:
         if engine in HOPDB_MODES:
-            from engines import hopdb_engine
+            from bench.engines import hopdb
 
-            version = hopdb_engine.probe()
-            if HOPDB_MODES[engine] not in hopdb_engine.modes():
-                raise Unavailable(f"`hopdb bench-deep` has no --mode {HOPDB_MODES[engine]} (has {hopdb_engine.modes()})")
-            return {"available": True, "version": f"{version}, bench-deep --mode {HOPDB_MODES[engine]} (Rust API)"}
+            version = hopdb.deep_probe()
+            if HOPDB_MODES[engine] not in hopdb.deep_modes():
+                raise Unavailable(f"`hopdb-bench deep` has no --mode {HOPDB_MODES[engine]} (has {hopdb.deep_modes()})")
+            return {"available": True, "version": f"{version}, hopdb-bench deep --mode {HOPDB_MODES[engine]} (Rust API)"}
         cls, kw = engine_class(engine)
         return {"available": True, "version": cls(**kw).probe()}
     except Unavailable as e:
@@ -134,22 +130,22 @@ def run(a):
     os.makedirs(a.cache, exist_ok=True)
     t0 = time.perf_counter()
     if a.engine in HOPDB_MODES:
-        from engines import hopdb_engine
+        from bench.engines import hopdb
 
-        version = hopdb_engine.probe()
-        res, info = hopdb_engine.run(HOPDB_MODES[a.engine], a.data, a.cache, a.queries, a.out + ".hopdb.json", a.reload, a.budget)
+        version = hopdb.deep_probe()
+        res, info = hopdb.run_bench_deep(HOPDB_MODES[a.engine], a.data, a.cache, a.queries, a.out + ".hopdb.json", a.reload, a.budget)
         res["engine"] = a.engine
-        res["version"] = f"{version}, bench-deep --mode {HOPDB_MODES[a.engine]}"
+        res["version"] = f"{version}, hopdb-bench deep --mode {HOPDB_MODES[a.engine]}"
         notes = res.get("notes") or {}
         proj = notes.get("projection")
         info["open_s"] = proj["seconds"] if proj else 0.0
         info["notes"] = (
             (f"CSR projection built before the queries in {proj['seconds']:.2f} s ({proj['bytes'] / 2**20:.0f} MiB); " if proj else "")
-            + "answered on: " + ", ".join(f"{k} {v}" for k, v in (notes.get("answered_on") or {}).items()) + f"; wall time of the whole bench-deep process {info['process_wall_s']:.1f} s"
+            + "answered on: " + ", ".join(f"{k} {v}" for k, v in (notes.get("answered_on") or {}).items()) + f"; wall time of the whole hopdb-bench deep process {info['process_wall_s']:.1f} s"
         )
         res["prepare"] = info
         res["runs"] = {"q8": {"timed": len(res.get("q8", [])), "of": len(q["q8"]), "slow": False}, "q11": {"timed": len(res.get("q11", [])), "of": len(q["q11"]), "slow": False}}
-        res["timing"] = "per-query wall time inside the hopdb process (Rust API), from bench-deep's R.json"
+        res["timing"] = "per-query wall time inside the hopdb process (Rust API), from hopdb-bench deep's R.json"
         json.dump(res, open(a.out, "w"))
         return
     cls, kw = engine_class(a.engine)
@@ -168,7 +164,7 @@ def run(a):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}")
     ap.add_argument("cmd", choices=["probe", "run", "cleanup"])
     ap.add_argument("engine", choices=ENGINES)
     ap.add_argument("--data")

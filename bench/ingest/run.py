@@ -1,13 +1,12 @@
-#!/usr/bin/env python3
 """Workload 4, the ingestion and write-path matrix (the RocksDB graph study).
 
-  python3 bench/ingest/run.py --profile quick|full [--engines hopdb,sqlite,kuzu,arcadedb,leveldb]
-                              [--parts ingest,compaction] [--out DIR] [--data-root DIR] [--report-only]
+  python3 -m bench.ingest.run --profile quick|full [--engines hopdb,sqlite,kuzu,arcadedb,leveldb]
+                             [--parts ingest,compaction] [--out DIR] [--data-root DIR] [--report-only]
 
 Parts:
   ingest      the synthetic graph (synth.py) loaded row by row, in batches and from Arrow/Polars
               tables, at each N, under `taskset -c 0` (1 core) and `taskset -c 0,1` (2 cores), one
-              worker process per run (worker.py); after the columnar loads on 2 cores, HopDB and
+              worker process per run (worker.py, the loaders in bench/engines); after the columnar loads on 2 cores, HopDB and
               ArcadeDB answer the traversals (star, BFS depth 3, RelA-then-RelB), checked against
               the pure-Python reference.
   compaction  repeated permuted overwrites of K keys with 1 KiB values through HopDB's write path
@@ -24,16 +23,12 @@ import subprocess
 import sys
 import time
 
+from bench import benchlib
+from bench.benchlib import ROOT, module_cmd, module_env
+from bench.engines import hopdb
+from bench.ingest import synth
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-import compaction  # noqa: E402
-import synth  # noqa: E402
-
-sys.path.insert(1, os.path.join(ROOT, "bench"))
-from benchlib import import_run  # noqa: E402
-
-imp = import_run()
 
 ENGINES = ["hopdb", "sqlite", "kuzu", "arcadedb", "leveldb"]
 NAMES = {"hopdb": "HopDB", "sqlite": "SQLite", "kuzu": "Kuzu", "arcadedb": "ArcadeDB", "leveldb": "LevelDB"}
@@ -64,15 +59,15 @@ def probe(engine):
 
 def measured(cmd, timeout):
     """Runs a worker; returns (its JSON result or None, error text, load and CPU context)."""
-    load0, busy0, t0 = os.getloadavg()[0], imp.machine_busy_s(), time.time()
+    load0, busy0, t0 = os.getloadavg()[0], benchlib.machine_busy_s(), time.time()
     try:
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=module_env())
         out, err = r.stdout, f"exit {r.returncode}: {r.stderr.strip()[-800:]}"
     except subprocess.TimeoutExpired:
         out, err = "", f"timed out after {timeout} s"
     wall = time.time() - t0
     ctx = {"load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2),
-           "machine_cores_busy": round((imp.machine_busy_s() - busy0) / wall, 2)}
+           "machine_cores_busy": round((benchlib.machine_busy_s() - busy0) / wall, 2)}
     for line in out.splitlines()[::-1]:
         if line.startswith("RESULT "):
             return json.loads(line[7:]), None, ctx
@@ -109,7 +104,7 @@ def run_ingest(a, prof, emit, host):
                 queries = cores == 2 and (engine, mode) in (("hopdb", "arrow"), ("arcadedb", "batch"))
                 shutil.rmtree(work, ignore_errors=True)
                 os.makedirs(work)
-                cmd = ["taskset", "-c", cpus, sys.executable, os.path.join(HERE, "worker.py"), "--engine", engine,
+                cmd = ["taskset", "-c", cpus, *module_cmd("bench.ingest.worker"), "--engine", engine,
                        "--mode", mode, "--n", str(n), "--work", work, "--time-limit", str(prof["row_cap"])]
                 if queries:
                     cmd += ["--queries", "--reps", str(prof["reps"])]
@@ -155,12 +150,12 @@ def run_compaction(a, prof, emit, host):
     jobs = []
     if "hopdb" in a.engines:
         binary, err = example_binary()
-        for name in compaction.CONFIGS:
+        for name in hopdb.COMPACTION_CONFIGS:
             jobs.append(("hopdb", name, err or a.unavailable.get("hopdb"),
-                         binary and compaction.hopdb_cmd(binary, name, work, keys, rounds, batch, probes)))
+                         binary and hopdb.compaction_cmd(binary, name, work, keys, rounds, batch, probes)))
     if "leveldb" in a.engines:
         jobs.append(("leveldb", "baseline", a.unavailable.get("leveldb"),
-                     [sys.executable, os.path.join(HERE, "compaction.py"), "leveldb", "--dir", work, "--keys", str(keys),
+                     [*module_cmd("bench.ingest.compaction"), "leveldb", "--dir", work, "--keys", str(keys),
                       "--rounds", str(rounds), "--batch", str(batch), "--probes", str(probes)]))
     for engine, name, why, cmd in jobs:
         base = {"part": "compaction", "engine": engine, "config": name, "host": host}
@@ -257,7 +252,7 @@ def charts(recs, out):
         ns = sorted({r["n"] for r in ing})
         fig, axes = plt.subplots(1, len(ns), figsize=(6 * len(ns), 4.5), squeeze=False)
         labels = [f"{NAMES[e]} {m}" for e, m in RUNS]
-        for ax, n in zip(axes[0], ns):
+        for ax, n in zip(axes[0], ns, strict=False):
             for i, cores in enumerate(CORES):
                 vals = [next((r["rows_per_s"] for r in ing if (r["engine"], r["mode"], r["n"], r["cores"]) == (e, m, n, cores)), 0) for e, m in RUNS]
                 ax.bar([x + 0.4 * i for x in range(len(RUNS))], vals, width=0.4, label=f"{cores} core{'s' * (cores > 1)}")
@@ -359,7 +354,7 @@ def report(out):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", choices=sorted(PROFILES), default="quick", help="quick: N 10K,50K, 20K keys x 3 rounds; full: N up to 1M, 200K keys x 5 rounds")
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated subset of " + ",".join(ENGINES))
     ap.add_argument("--parts", default="ingest,compaction", help="ingest (with the traversals), compaction")
@@ -382,17 +377,17 @@ def main():
     if a.sizes:
         prof["ns"] = [int(x) for x in a.sizes.split(",")]
     try:
-        imp.ensure_requirements(os.path.join(HERE, "requirements.txt"))
+        benchlib.ensure_requirements(os.path.join(HERE, "requirements.txt"))
     except subprocess.CalledProcessError as e:
         log(f"pip install failed ({e}); engines that cannot import are skipped")
     a.unavailable = {e: probe(e) for e in a.engines}
     a.unavailable = {e: f"cannot import: {why}" for e, why in a.unavailable.items() if why}
     if not shutil.which("taskset") or (os.cpu_count() or 1) < 2:
         raise SystemExit("needs `taskset` and at least 2 CPUs")
-    host = imp.host_info()
+    host = benchlib.host_info()
     started, t0 = datetime.datetime.now(datetime.timezone.utc), time.time()
     log("waiting for a quiet machine (at most 30 s)")
-    imp.wait_quiet(30)
+    benchlib.wait_quiet(30)
     load0 = os.getloadavg()[0]
     results = os.path.join(a.out, "results.jsonl")
     f = open(results, "w")
@@ -407,7 +402,7 @@ def main():
     if "compaction" in parts:
         run_compaction(a, prof, emit, host)
     emit({"part": "meta", "engine": "-", "status": "ok", "reason": "", "host": host, "profile": a.profile,
-          "command": " ".join(["python3", os.path.relpath(__file__, ROOT)] + sys.argv[1:]),
+          "command": " ".join(["python3", "-m", "bench.ingest.run"] + sys.argv[1:]),
           "started": started.strftime("%Y-%m-%d %H:%M UTC"), "minutes": round((time.time() - t0) / 60, 1),
           "load_before": round(load0, 2), "load_after": round(os.getloadavg()[0], 2)})
     f.close()

@@ -38,7 +38,7 @@ class Graph:
 
     def edge_rows(self):
         """(src, type, dst) per edge."""
-        for s, d, t in zip(self.src.tolist(), self.dst.tolist(), self.typ.tolist()):
+        for s, d, t in zip(self.src.tolist(), self.dst.tolist(), self.typ.tolist(), strict=False):
             yield s, TYPES[t], d
 
     def arrow(self):
@@ -76,7 +76,7 @@ def generate(n, seed=7):
 def out_adjacency(g):
     """{type code or None (any): {src: [dst, ...]}} (pure Python, for the reference answers)."""
     adj = {None: {}, 0: {}, 1: {}}
-    for s, d, t in zip(g.src.tolist(), g.dst.tolist(), g.typ.tolist()):
+    for s, d, t in zip(g.src.tolist(), g.dst.tolist(), g.typ.tolist(), strict=False):
         adj[None].setdefault(s, []).append(d)
         adj[t].setdefault(s, []).append(d)
     return adj

@@ -9,7 +9,8 @@ parts of two threads or two processes combine into one throughput: all queries /
 import threading
 import time
 
-from workload import KIND_NAMES
+from bench.deep.run import pct  # bench/deep's linear-interpolated percentile
+from bench.retrieval.workload import KIND_NAMES
 
 
 def loop(client, items, t_end):
@@ -55,12 +56,6 @@ def run_threads(clients, items, max_seconds):
     if errors:
         raise errors[0]
     return parts
-
-
-def pct(sorted_vals, p):
-    from shared import deep_run
-
-    return deep_run().pct(sorted_vals, p)  # bench/deep's linear-interpolated percentile
 
 
 def summarize(parts, planned):

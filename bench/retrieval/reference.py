@@ -1,6 +1,6 @@
 """The reference answers, computed from the CSV files in plain Python, and the answer check.
 
-`KG.from_csv(data)` reads the generator's files (bench/import/common.py describes them) into
+`KG.from_csv(data)` reads the generator's files (bench/benchlib.py describes them) into
 dicts; `KG.full(kind, seed)` is the whole answer of a query before any LIMIT; `check(kind, got,
 full)` says what is wrong with an engine's answer (None when it is right):
 
@@ -14,8 +14,8 @@ import collections
 import csv
 import os
 
-from shared import common
-from workload import LIMIT, TOP
+from bench.benchlib import EDGE_FILES, LABEL_OF, NODE_COLUMNS, NODE_FILES
+from bench.retrieval.workload import LIMIT, TOP
 
 Q1_PROPS = ("doc_id", "ordinal", "word_count", "section_title")
 
@@ -28,23 +28,21 @@ def typed(header, value):
 
 
 def iter_nodes(data):
-    """(id, label, {property: value}) of every node, the columns named as in common.NODE_COLUMNS."""
+    """(id, label, {property: value}) of every node, the columns named as in benchlib.NODE_COLUMNS."""
     csv.field_size_limit(1 << 30)
-    c = common()
-    for f in c.NODE_FILES:
-        cols = c.NODE_COLUMNS[f]
+    for f in NODE_FILES:
+        cols = NODE_COLUMNS[f]
         with open(os.path.join(data, f), newline="", encoding="utf-8") as fh:
             rd = csv.reader(fh)
             next(rd)
             for r in rd:
-                props = {name: typed(h, v) for (h, name, _t), v in zip(cols, r) if not h.startswith(":")}
-                yield r[0], c.LABEL_OF[f], props
+                props = {name: typed(h, v) for (h, name, _t), v in zip(cols, r, strict=False) if not h.startswith(":")}
+                yield r[0], LABEL_OF[f], props
 
 
 def iter_edges(data):
     """(src, dst, type) of every edge."""
-    c = common()
-    for f in c.EDGE_FILES:
+    for f in EDGE_FILES:
         with open(os.path.join(data, f), newline="", encoding="utf-8") as fh:
             rd = csv.reader(fh)
             next(rd)

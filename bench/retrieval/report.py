@@ -6,7 +6,7 @@ import math
 import os
 import sys
 
-from workload import KIND_NAMES, KINDS
+from bench.retrieval.workload import KIND_NAMES, KINDS
 
 NAMES = {"hopdb": "HopDB (Python)", "sqlite": "SQLite", "networkx": "NetworkX", "kuzu": "Kuzu", "neo4j": "Neo4j", "postgres": "PostgreSQL", "cozo": "Cozo", "falkordb": "FalkorDB"}
 MODES = ["1-thread", "2-thread", "2-process"]
@@ -54,7 +54,7 @@ def write(jsonl, out):
     md = [f"# Retrieval mix Q1-Q7 on the knowledge graph, S={head['scale']:g}", ""]
     md.append(
         f"{head['nodes']:,} nodes, {head['edges']:,} edges (`hopdb generate --scale {head['scale']:g}`). Machine: {host.get('cpu', '?')}, {host.get('cores', '?')} cores "
-        f"(shared: load averages in results.jsonl), Python {host.get('python', '?')}. Run {head['run_id']}: `python3 bench/retrieval/run.py` (bench/retrieval/README.md)."
+        f"(shared: load averages in results.jsonl), Python {host.get('python', '?')}. Run {head['run_id']}: `python3 -m bench.retrieval.run` (bench/retrieval/README.md)."
     )
     md.append("")
     mix = ", ".join(f"{k.upper()} {w * 100:g}%" for k, (w, _p, _d) in KINDS.items())
@@ -121,8 +121,8 @@ def chart(eng, head, path):
     fig, ax = plt.subplots(figsize=(max(7, 1.3 * len(ok) + 2), 5))
     w = 0.27
     labelled = set()
-    for j, (mode, color) in enumerate(zip(MODES, ("tab:blue", "tab:orange", "tab:green"))):
-        for i, (e, m) in enumerate(ok):
+    for j, (mode, color) in enumerate(zip(MODES, ("tab:blue", "tab:orange", "tab:green"), strict=False)):
+        for i, (_e, m) in enumerate(ok):
             r = m.get(mode)
             if r and r["status"] == "ok":
                 x = i + (j - 1) * w

@@ -1,13 +1,13 @@
-#!/usr/bin/env python3
 """Retrieval mix: the eight-engine GraphRAG study's Q1-Q7 query mix, from Python in-process, on one
 thread and two (and two processes for HopDB and SQLite), HopDB against peers, answers cross-checked.
 
-usage: python3 bench/retrieval/run.py --scale S [--engines hopdb,sqlite,...] [--out DIR]
+usage: python3 -m bench.retrieval.run --scale S [--engines hopdb,sqlite,...] [--out DIR]
 
 Draws the seed pools and the (kind, seed) sequence once (fixed RNG seeds), computes the reference
-answers of a sample from the CSV files, then runs every engine in its own process (worker.py), one
-at a time, on the same sequence; writes DIR/results.jsonl, DIR/report.md and DIR/retrieval.png.
-Exits 1 if an engine answered a sample query wrongly. See README.md beside this file.
+answers of a sample from the CSV files, then runs every engine (its Retrieval class in
+bench/engines, peers.py) in its own process (worker.py), one at a time, on the same sequence;
+writes DIR/results.jsonl, DIR/report.md and DIR/retrieval.png. Exits 1 if an engine answered a
+sample query wrongly. See README.md beside this file.
 """
 
 import argparse
@@ -18,30 +18,29 @@ import subprocess
 import sys
 import time
 
+from bench import benchlib
+from bench.benchlib import module_cmd, module_env
+from bench.deep import run as deep_run
+from bench.deep.worker import cache_name
+from bench.retrieval import measure, report, workload
+from bench.retrieval.peers import ENGINES, MULTI_PROCESS
+from bench.retrieval.reference import KG
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import measure  # noqa: E402
-import report  # noqa: E402
-import workload  # noqa: E402
-from rag_engines import ENGINES, MULTI_PROCESS  # noqa: E402
-from reference import KG  # noqa: E402
-from shared import DEEP, deep_run  # noqa: E402
-
 log = report.log
 
 
 def worker(*args):
-    return [sys.executable, os.path.join(HERE, "worker.py"), *args]
+    return module_cmd("bench.retrieval.worker", *args)
 
 
 def probe(engine, env):
-    return deep_run().probe(engine, env, worker("probe", engine))  # bench/deep's: parses the JSON line
+    return deep_run.probe(engine, env, worker("probe", engine))  # bench/deep's: parses the JSON line
 
 
 def cleanup(engine, cache, env):
     """bench/deep's worker stops a server a killed run left behind."""
-    subprocess.run([sys.executable, os.path.join(DEEP, "worker.py"), "cleanup", engine, "--cache", cache], capture_output=True, timeout=300, env=env)
+    subprocess.run(module_cmd("bench.deep.worker", "cleanup", engine, "--cache", cache), capture_output=True, timeout=300, env=env)
 
 
 def run_engine(engine, common_args, rpath, a, env):
@@ -106,7 +105,7 @@ def build_queries(data, a, qpath):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, from " + ",".join(ENGINES))
     ap.add_argument("--queries", type=int, default=20000, help="timed mix queries per mode")
@@ -133,17 +132,16 @@ def main():
     bad = [e for e in engines if e not in ENGINES]
     if bad:
         raise SystemExit(f"unknown engines: {bad} (known: {list(ENGINES)})")
-    imp = deep_run().IMPORT_RUN
-    imp.ensure_requirements()
-    imp.ensure_requirements(os.path.join(DEEP, "requirements.txt"))
-    data, counts = imp.ensure_data(a.scale, a.data_root)
-    sc = imp.scale_name(a.scale)
+    benchlib.ensure_requirements()
+    benchlib.ensure_requirements(os.path.join(benchlib.BENCH, "deep", "requirements.txt"))
+    data, counts = benchlib.ensure_data(a.scale, a.data_root)
+    sc = benchlib.scale_name(a.scale)
     root = os.path.join(a.data_root, "retrieval", f"s{sc}")
     os.makedirs(root, exist_ok=True)
     qpath = os.path.join(root, "queries.json")
-    q = build_queries(data, a, qpath)
-    env = dict(os.environ, HOPDB_BENCH_DATA=a.data_root)
-    head = {"run_id": datetime.datetime.now().strftime("%Y%m%dT%H%M%S"), "scale": a.scale, "nodes": counts["nodes"], "edges": counts["edges"], "host": imp.host_info(),
+    build_queries(data, a, qpath)
+    env = module_env(dict(os.environ, HOPDB_BENCH_DATA=a.data_root))
+    head = {"run_id": datetime.datetime.now().strftime("%Y%m%dT%H%M%S"), "scale": a.scale, "nodes": counts["nodes"], "edges": counts["edges"], "host": benchlib.host_info(),
             "queries_planned": a.queries, "warmup": a.warmup, "max_seconds": a.max_seconds, "pool": a.pool, "rng_seed": a.rng_seed, "check_per_kind": a.check}
     log(f"S={sc}: {counts['nodes']:,} nodes, {counts['edges']:,} edges; {a.warmup} + {a.queries} mix queries per mode, cap {a.max_seconds:g} s")
     lines, wrong = [], []
@@ -153,9 +151,9 @@ def main():
             log(f"{e}: skipped: {p.get('reason')}")
             lines.append(dict(head, engine=e, mode=None, status="skipped", reason=p.get("reason", "")))
             continue
-        cache = os.path.join(a.data_root, "deep", f"s{sc}", deep_run().cache_name(e))  # bench/deep's kept databases
+        cache = os.path.join(a.data_root, "deep", f"s{sc}", cache_name(e))  # bench/deep's kept databases
         os.makedirs(cache, exist_ok=True)
-        others = imp.wait_quiet(a.quiet_wait) if a.quiet_wait > 0 else None
+        others = benchlib.wait_quiet(a.quiet_wait) if a.quiet_wait > 0 else None
         log(f"{e}: {p['version']}; running (other processes: {others if others is None else round(others, 2)} cores)")
         common_args = ["--data", data, "--cache", cache, "--queries", qpath]
         rpath = os.path.join(root, f"{e}.json")

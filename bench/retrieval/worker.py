@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 """One engine of the retrieval mix, in its own process (run.py starts it).
 
-    python3 worker.py probe ENGINE
+    python3 -m bench.retrieval.worker probe ENGINE
         -> one JSON line: {"available": bool, "version": ..., "reason": ...}
-    python3 worker.py run ENGINE --data D --cache C --queries Q.json --out R.json [--reload] [--variant V]
+    python3 -m bench.retrieval.worker run ENGINE --data D --cache C --queries Q.json --out R.json [--reload] [--variant V]
         -> R.json: version, prepare, the answer check, the variant trial, and the parts of the
            "1-thread" and "2-thread" modes (measure.py)
-    python3 worker.py part ENGINE --data D --cache C --queries Q.json --out R.json --part I --of N [--variant V]
+    python3 -m bench.retrieval.worker part ENGINE --data D --cache C --queries Q.json --out R.json --part I --of N [--variant V]
         -> opens the database, warms up, prints READY, waits for a line on stdin, then runs every
            N-th timed query from the I-th (one of the processes of the "N-process" mode)
 
@@ -22,14 +21,10 @@ import platform
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import measure  # noqa: E402
-import reference  # noqa: E402
-from rag_engines import engine_class  # noqa: E402
-from shared import base  # noqa: E402
-from workload import resolve  # noqa: E402
+from bench.engines import base
+from bench.retrieval import measure, reference
+from bench.retrieval.peers import engine_class
+from bench.retrieval.workload import resolve
 
 
 def probe(engine):
@@ -118,7 +113,7 @@ def part(a):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}")
     ap.add_argument("cmd", choices=["probe", "run", "part"])
     ap.add_argument("engine")
     ap.add_argument("--data")

@@ -13,7 +13,7 @@ import math
 import os
 import subprocess
 
-from lightrag_mix import KIND_NAMES as LIGHTRAG_KINDS
+from bench.sweep.lightrag_mix import KIND_NAMES as LIGHTRAG_KINDS
 
 RETRIEVAL_KINDS = ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
 MIX_KINDS = {"retrieval": RETRIEVAL_KINDS, "lightrag": LIGHTRAG_KINDS}
@@ -127,7 +127,7 @@ def check_answers(answers, sample, check):
     problems = []
     if len(answers) != len(sample):
         problems.append({"kind": "-", "seed": "-", "why": f"{len(answers)} answers for {len(sample)} sample queries"})
-    for (kind, seed, full), got in zip(sample, answers):
+    for (kind, seed, full), got in zip(sample, answers, strict=False):
         if got[0] != kind or got[1] != seed:
             problems.append({"kind": kind, "seed": seed, "why": f"answer for {got[0]} {got[1]!r} in its place"})
             continue

@@ -1,14 +1,14 @@
-#!/usr/bin/env python3
 """The Python client of the sweep, for the engines measured from Python (run.py starts it, one
 process per engine):
 
-    python3 pyclient.py ENGINE --data D --cache C --queries Q.json --mixes retrieval,lightrag
-                        --clients 1,10,50 --ramp-s R --window-s W --out R.json
+    python3 -m bench.sweep.pyclient ENGINE --data D --cache C --queries Q.json --mixes retrieval,lightrag
+                                    --clients 1,10,50 --ramp-s R --window-s W --out R.json
 
-Opens the engine with bench/retrieval's adapter (rag_engines: bench/deep's engine classes, the
-kept database), checks the sample answers (bench/retrieval's reference.check; the LightRAG calls
-against Q.json's `.lightrag.json`), warms up, then for each mix and client count runs N Python
-threads, each with its own client (the adapter's fork(): a connection or session where the
+Opens the engine with its bench/retrieval class (bench/engines/ENGINE.py's Retrieval class: the
+deep engine's, on the kept database), checks the sample answers (bench/retrieval's
+reference.check; the LightRAG calls against Q.json's `.lightrag.json`, through the engine's
+LightRAG client in bench/engines), warms up, then for each mix and client count runs N Python
+threads, each with its own client (the class's fork(): a connection or session where the
 engine's client needs one), in a tight loop over a ramp and a steady window (window.py). The
 GIL serialises the Python work of the threads: these figures are a Python client's.
 
@@ -18,53 +18,46 @@ load generator's result shape, per mix x clients], "skipped": {mix: reason}}.
 
 import argparse
 import json
-import os
 import platform
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import queries  # noqa: E402  (puts bench/retrieval on sys.path)
-import window  # noqa: E402
-import lightrag_mix  # noqa: E402
-import reference  # noqa: E402  (bench/retrieval/reference.py)
-from rag_engines import engine_class  # noqa: E402
-from shared import base  # noqa: E402  (bench/retrieval/shared.py -> bench/deep/engines/base.py)
-from workload import KIND_NAMES, resolve  # noqa: E402
+from bench.engines import base
+from bench.engines.cypher import CypherLightRAG
+from bench.retrieval import reference
+from bench.retrieval.peers import engine_class
+from bench.retrieval.workload import KIND_NAMES, resolve
+from bench.sweep import lightrag_mix, queries, window
 
 LIGHTRAG_SEED = 7  # the LightRAG sequence's RNG seed (every engine runs the same calls)
 
 
-class Neo4jRun:
-    """A session of the engine's driver: auto-commit transactions, as the retrieval adapter runs."""
-
-    def __init__(self, driver):
-        self.session = driver.session(database="neo4j")
-
-    def __call__(self, q, params, write):
-        return self.session.run(q, params).values()
-
-    def close(self):
-        self.session.close()
-
-
 def lightrag_client(eng, data, pool):
+    # each engine's LightRAG client, from its module in bench/engines (imported here: one engine per process)
     if eng.name == "networkx":
-        return lightrag_mix.NetworkXLightRAG(eng.G)
+        from bench.engines.networkx import NetworkXLightRAG
+
+        return NetworkXLightRAG(eng.G)
     if eng.name not in ("neo4j", "falkordb", "kuzu", "cozo"):
         return None
     wanted = set(pool)
     props = {k: p for k, label, p in reference.iter_nodes(data) if label == "Entity" and k in wanted}
     if eng.name == "kuzu":
-        return lightrag_mix.KuzuLightRAG(eng.db, props)
+        from bench.engines.kuzu import KuzuLightRAG
+
+        return KuzuLightRAG(eng.db, props)
     if eng.name == "cozo":
-        return lightrag_mix.CozoLightRAG(eng.db, props)
+        from bench.engines.cozo import CozoLightRAG
+
+        return CozoLightRAG(eng.db, props)
     if eng.name == "neo4j":
-        return lightrag_mix.CypherLightRAG(lambda: Neo4jRun(eng.driver), props)
+        from bench.engines.neo4j import Neo4jRun
+
+        return CypherLightRAG(lambda: Neo4jRun(eng.driver), props)
     # FalkorDB: GRAPH.QUERY for the upsert, GRAPH.RO_QUERY for the reads; the client's pool gives each thread a connection
-    return lightrag_mix.CypherLightRAG(lambda: lambda q, p, w: (eng.g.query if w else eng.g.ro_query)(q, p).result_set, props)
+    from bench.engines.falkordb import lightrag_run
+
+    return CypherLightRAG(lambda: lightrag_run(eng), props)
 
 
 def calls(client, kinds):
@@ -73,7 +66,7 @@ def calls(client, kinds):
 
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}")
     ap.add_argument("engine")
     for o in ("--data", "--cache", "--queries", "--out", "--mixes", "--clients"):
         ap.add_argument(o, required=True)
@@ -122,7 +115,7 @@ def run(a):
                 forks = [client.fork() for _ in range(n)]
                 try:
                     # thread i starts at its own offset of the shared sequence: the threads do not ask the same seeds in lockstep
-                    res = window.run([calls(c, kinds) for c in forks], lambda i: its[i * len(its) // n :] + its[: i * len(its) // n], a.ramp_s, a.window_s, kinds)
+                    res = window.run([calls(c, kinds) for c in forks], lambda i, its=its, n=n: its[i * len(its) // n :] + its[: i * len(its) // n], a.ramp_s, a.window_s, kinds)
                 finally:
                     for c in forks:
                         if c is not client:

@@ -9,16 +9,10 @@ answers every Q1-Q7 of those seeds exactly (no query goes further than two hops 
 """
 
 import json
-import os
-import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "retrieval"))
-
-import workload  # noqa: E402  (bench/retrieval/workload.py)
-from reference import KG, Q1_PROPS, iter_edges, iter_nodes  # noqa: E402  (bench/retrieval/reference.py)
-
-import lightrag_mix  # noqa: E402
+from bench.retrieval import workload
+from bench.retrieval.reference import KG, Q1_PROPS, iter_edges, iter_nodes
+from bench.sweep import lightrag_mix
 
 
 def sparse_reference(data, seeds):

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """Workload 1's concurrency sweep: the retrieval mix (Q1-Q7) and the LightRAG call mix at 1, 10 and
 50 concurrent clients (tight loop, no think time, a ramp, a fixed steady window), HopDB against
 peers, answers checked first; and a run under a 256 MB memory cap (a cgroup v1 memory limit).
 
-usage: python3 bench/sweep/run.py --profile quick|full [--engines hopdb,postgres,...] [--out DIR]
+usage: python3 -m bench.sweep.run --profile quick|full [--engines hopdb,postgres,...] [--out DIR]
 
 HopDB, PostgreSQL, SQLite and FalkorDB (and Neo4j once it knows it) are driven by the native load
 generator `hopdb-loadgen` (Rust, one OS thread per client); NetworkX, Kuzu and Cozo (and Neo4j or
@@ -22,15 +21,13 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from bench import benchlib
+from bench.benchlib import module_cmd, module_env
+from bench.retrieval import reference
+from bench.retrieval.peers import engine_class
+from bench.sweep import cgroup, lightrag_mix, loadgen, queries, sweep_report
 
-import cgroup  # noqa: E402
-import lightrag_mix  # noqa: E402
-import loadgen  # noqa: E402
-import queries  # noqa: E402  (puts bench/retrieval on sys.path)
-import sweep_report  # noqa: E402
-from shared import DEEP, deep_run  # noqa: E402  (bench/retrieval/shared.py)
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 PROFILES = {
     "quick": {"scale": 0.1, "cap_scale": 0.1, "ramp_s": 0.5, "window_s": 1.5, "check": 20, "quiet_wait": 5, "warmup_s": 1.0},
@@ -53,8 +50,6 @@ class Unsupported(Exception):
 
 def rag(name):
     """bench/retrieval's engine class (bench/deep's, with its indexes and set-up) for a server or file."""
-    from rag_engines import engine_class
-
     return engine_class(name)()
 
 
@@ -62,9 +57,9 @@ def open_target(engine, data, cache):
     """Open (load if needed, start the server of) an engine for the load generator: (target, engine
     object to close or None, notes)."""
     if engine == "hopdb":
-        from engines import hopdb_engine
+        from bench.engines import hopdb
 
-        store, info, _ = hopdb_engine.ensure_store(data, cache, False)
+        store, info, _ = hopdb.ensure_store(data, cache, False)
         return store, None, f"store {store} (hopdb import)"
     if engine == "sqlite":
         eng = rag("sqlite")
@@ -77,9 +72,9 @@ def open_target(engine, data, cache):
         p = eng.con.info
         return f"host=127.0.0.1 port={p.port} user={p.user} dbname={p.dbname}", eng, info["notes"].split(";")[0]
     if engine == "falkordb":
-        from engines.falkordb_engine import GRAPH, FalkorDBEngine
+        from bench.engines.falkordb import GRAPH, FalkorDBDeep
 
-        eng = FalkorDBEngine()
+        eng = FalkorDBDeep()
         eng.probe()
         info = eng.prepare(data, cache, False)
         return f"redis://127.0.0.1:{eng.port}/{GRAPH}", eng, info["notes"].split(";")[0]
@@ -108,8 +103,6 @@ def loadgen_check(e, target, qpath, cpath, wrap_dir=None, memory_mb=None):
     of the same form whose sample is lightrag_mix.check_items), its answers compared with the
     reference answers; {mix: {"checked", "problems", "by"}}. Its exit status 1 means some sample
     query failed: its answer is {"error": ...}, reported as a problem."""
-    import reference  # bench/retrieval/reference.py
-
     q = json.load(open(qpath))
     lr_items = lightrag_mix.check_items(json.load(open(queries.lightrag_path(qpath))))
     lr_path = cpath + ".lightrag-queries.json"
@@ -174,15 +167,15 @@ def python_engine(e, data, cache, qpath, a, lines, wrong, head, why=None):
     rpath = os.path.join(a.work, f"{e}.py.json")
     if os.path.exists(rpath):
         os.remove(rpath)
-    cmd = [sys.executable, os.path.join(HERE, "pyclient.py"), e, "--data", data, "--cache", cache, "--queries", qpath, "--out", rpath,
+    cmd = [*module_cmd("bench.sweep.pyclient"), e, "--data", data, "--cache", cache, "--queries", qpath, "--out", rpath,
            "--mixes", ",".join(a.mixes), "--clients", ",".join(map(str, a.clients)), "--ramp-s", f"{a.ramp_s:g}", "--window-s", f"{a.window_s:g}", "--warmup-s", f"{a.warmup_s:g}"]  # fmt: skip
     budget = len(a.mixes) * len(a.clients) * (a.ramp_s + a.window_s + 30) + 900
     with open(rpath + ".stderr", "w") as err:
         try:
-            subprocess.run(cmd, stdout=err, stderr=subprocess.STDOUT, timeout=budget)
+            subprocess.run(cmd, stdout=err, stderr=subprocess.STDOUT, timeout=budget, env=module_env())
         except subprocess.TimeoutExpired:
             err.write(f"\n[killed after {budget:.0f} s, the Python client's time budget]\n")  # the failure reason's tail
-    subprocess.run([sys.executable, os.path.join(DEEP, "worker.py"), "cleanup", e, "--cache", cache], capture_output=True, timeout=300)
+    subprocess.run(module_cmd("bench.deep.worker", "cleanup", e, "--cache", cache), capture_output=True, timeout=300, env=module_env())
     if not os.path.exists(rpath):
         tail = open(rpath + ".stderr", errors="replace").read()[-1500:]
         lines.append(dict(head, engine=e, mix=None, clients=None, status="failed", reason=f"pyclient wrote no result: {tail}", client=PY_CLIENT))
@@ -208,11 +201,11 @@ def python_engine(e, data, cache, qpath, a, lines, wrong, head, why=None):
         log(f"{e} {mix}: skipped: {reason}")
 
 
-def capped_runs(a, imp, lines, wrong, head):
+def capped_runs(a, lines, wrong, head):
     """The memory-capped runs at the cap scale: HopDB's load generator inside a 256 MB cgroup (both
     mixes), and PostgreSQL with its server inside one (the load generator outside it)."""
-    data, counts = imp.ensure_data(a.cap_scale, a.data_root)
-    sc = imp.scale_name(a.cap_scale)
+    data, counts = benchlib.ensure_data(a.cap_scale, a.data_root)
+    sc = benchlib.scale_name(a.cap_scale)
     qpath = ensure_queries(data, a, sc)
     head = dict(head, scale=a.cap_scale, nodes=counts["nodes"], edges=counts["edges"], capped=True)
     for e in a.cap_engines:
@@ -285,7 +278,7 @@ def ensure_queries(data, a, sc):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", choices=list(PROFILES), default="quick", help="quick: S=0.1, ramp 0.5 s, window 1.5 s; full: S=1 (S=10 capped), ramp 3 s, window 10 s")
     ap.add_argument("--engines", default=",".join(ENGINES), help="comma-separated, from " + ",".join(ENGINES))
     ap.add_argument("--mix", default="retrieval,lightrag", help="retrieval, lightrag or both")
@@ -319,17 +312,16 @@ def main():
     bad = [e for e in engines if e not in ENGINES] + [m for m in a.mixes if m not in loadgen.MIX_KINDS] + [e for e in a.cap_engines if e not in ("hopdb", "postgres")]
     if bad:
         raise SystemExit(f"unknown engines, mixes or cap engines: {bad}")
-    os.environ["HOPDB_BENCH_DATA"] = a.data_root  # where bench/import's adapters keep their tools (Neo4j's jars), for every child too
-    imp = deep_run().IMPORT_RUN
-    imp.ensure_requirements()
-    imp.ensure_requirements(os.path.join(DEEP, "requirements.txt"))
-    data, counts = imp.ensure_data(a.scale, a.data_root)
-    sc = imp.scale_name(a.scale)
+    os.environ["HOPDB_BENCH_DATA"] = a.data_root  # where the engines keep their tools (Neo4j's jars), for every child too
+    benchlib.ensure_requirements()
+    benchlib.ensure_requirements(os.path.join(benchlib.BENCH, "deep", "requirements.txt"))
+    data, counts = benchlib.ensure_data(a.scale, a.data_root)
+    sc = benchlib.scale_name(a.scale)
     a.work = os.path.join(a.data_root, "sweep", f"s{sc}", "runs")
     os.makedirs(a.work, exist_ok=True)
     qpath = ensure_queries(data, a, sc)
     head = {"run_id": datetime.datetime.now().strftime("%Y%m%dT%H%M%S"), "profile": a.profile, "scale": a.scale, "nodes": counts["nodes"], "edges": counts["edges"],
-            "host": imp.host_info(), "ramp_s": a.ramp_s, "window_s": a.window_s, "capped": False, "run_command": shlex.join([os.path.relpath(sys.argv[0], os.getcwd()), *sys.argv[1:]])}  # fmt: skip
+            "host": benchlib.host_info(), "ramp_s": a.ramp_s, "window_s": a.window_s, "capped": False, "run_command": shlex.join(["python3", "-m", "bench.sweep.run", *sys.argv[1:]])}  # fmt: skip
     no_loadgen = loadgen.available()
     if no_loadgen:
         log(f"native clients unavailable: {no_loadgen}")
@@ -338,7 +330,7 @@ def main():
     for e in engines:
         cache = os.path.join(a.data_root, "deep", f"s{sc}", e)
         os.makedirs(cache, exist_ok=True)
-        others = imp.wait_quiet(a.quiet_wait) if a.quiet_wait > 0 else None
+        others = benchlib.wait_quiet(a.quiet_wait) if a.quiet_wait > 0 else None
         h = dict(head, others_before_cores=others)
         t = time.perf_counter()
         if e in PYTHON_ONLY:
@@ -361,13 +353,13 @@ def main():
             except Exception as x:
                 lines.append(dict(h, engine=e, mix=None, clients=None, status="failed", reason=f"{type(x).__name__}: {str(x)[:1500]}", client=LOADGEN_CLIENT))
                 log(f"{e}: failed: {x}")
-            subprocess.run([sys.executable, os.path.join(DEEP, "worker.py"), "cleanup", e, "--cache", cache], capture_output=True, timeout=300)
+            subprocess.run(module_cmd("bench.deep.worker", "cleanup", e, "--cache", cache), capture_output=True, timeout=300, env=module_env())
         log(f"{e}: {time.perf_counter() - t:.0f} s")
     if a.cap_engines:
         if no_loadgen:
             lines.append(dict(head, engine="hopdb", mix=None, clients=a.cap_clients, capped=True, status="skipped", reason=no_loadgen))
         else:
-            capped_runs(a, imp, lines, wrong, head)
+            capped_runs(a, lines, wrong, head)
     with open(jsonl, "w") as f:
         for rec in lines:
             f.write(json.dumps(rec) + "\n")

@@ -180,7 +180,7 @@ def chart_throughput(lines, clients, path):
     width = max(6.5, 1.1 * max(len(sweep_table(lines, m)) for m in mixes))
     fig, axes = plt.subplots(1, len(mixes), figsize=(width * len(mixes), 4.2), squeeze=False)
     w = 0.8 / len(clients)
-    for ax, mix in zip(axes[0], mixes):
+    for ax, mix in zip(axes[0], mixes, strict=False):
         t = sweep_table(lines, mix)
         engines = list(t)
         for j, n in enumerate(clients):
@@ -213,7 +213,7 @@ def chart_latency(lines, clients, path):
         return False
     width = max(6.5, 1.1 * max(len(sweep_table(lines, mx)) for mx in mixes))
     fig, axes = plt.subplots(1, len(mixes), figsize=(width * len(mixes), 4.2), squeeze=False)
-    for ax, mix in zip(axes[0], mixes):
+    for ax, mix in zip(axes[0], mixes, strict=False):
         t = {e: by_n[m] for e, by_n in sweep_table(lines, mix).items() if m in by_n}
         engines = list(t)
         for j, p in enumerate(("p50_us", "p95_us", "p99_us")):

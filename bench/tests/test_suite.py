@@ -2,12 +2,10 @@
 
 import json
 import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import suite  # noqa: E402
+from bench import suite
 
 
 def test_every_workload_has_a_runner():

@@ -5,8 +5,8 @@ import json
 import os
 import sys
 
-import workload
-from engines import NAMES
+from bench.unum import workload
+from bench.unum.peers import NAMES
 
 ORDER = ["hopdb", "sqlite", "postgres", "networkx", "kuzu", "cozo", "neo4j"]
 MIB = 1 << 20

@@ -1,14 +1,13 @@
-#!/usr/bin/env python3
 """The UnumDB graph-benchmark suite on the real graphs of ../shared/datasets: HopDB and peers.
 
-usage: python3 bench/unum/run.py --profile quick|full [--engines hopdb,sqlite,...] [--out DIR]
-                                 [--data-root DIR] [--datasets a,b] [--report-only]
+usage: python3 -m bench.unum.run --profile quick|full [--engines hopdb,sqlite,...] [--out DIR]
+                                [--data-root DIR] [--datasets a,b] [--report-only]
 
 Per dataset: parse the edge list once into a normalised CSV (datasets.py), draw the seeded
 samples (workload.py), compute NetworkX's answers for the check items in this process, then run
-every engine in its own process (worker.py), one at a time, each after the machine is quiet
-(bench/import's wait_quiet), while this process samples the engine's peak RSS (bench/import's
-Sampler; PostgreSQL: its server's process tree). Writes DIR/results.jsonl (one line per engine x
+every engine (its Unum class in bench/engines, peers.py) in its own process (worker.py), one at a
+time, each after the machine is quiet (benchlib's wait_quiet), while this process samples the
+engine's peak RSS (benchlib's Sampler; PostgreSQL: its server's process tree). Writes DIR/results.jsonl (one line per engine x
 dataset x measurement), DIR/report.md and DIR/*.png (report.py). Exits 1 if an engine answered
 wrongly or failed. See README.md beside this file.
 """
@@ -23,15 +22,13 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+from bench import benchlib
+from bench.benchlib import module_cmd, module_env
+from bench.engines.networkx import NetworkXUnum
+from bench.unum import datasets, report, workload
+from bench.unum.peers import ENGINES
 
-import datasets  # noqa: E402
-import report  # noqa: E402
-import workload  # noqa: E402
-from engines import ENGINES  # noqa: E402
-from engines.nx_engine import NetworkX  # noqa: E402
-from shared import import_run  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 DEFAULT_ENGINES = ["hopdb", "sqlite", "postgres", "networkx", "kuzu", "cozo", "neo4j"]
 MIB = 1 << 20
@@ -40,16 +37,16 @@ log = report.log
 
 def reference(ds, check):
     """NetworkX's canonical answers to the check items."""
-    nx = NetworkX()
+    nx = NetworkXUnum()
     nx.open(None)
     nx.load(ds.csv)
     return {op: [workload.canon(op, getattr(nx, op)(*it) if isinstance(it, tuple) else getattr(nx, op)(it)) for it in check[op]] for op in workload.READ_OPS}
 
 
 def probe(engine):
-    """worker.py probe: {"status": "ok", "version"} or {"status": "skipped", "reason"}."""
+    """The worker's probe: {"status": "ok", "version"} or {"status": "skipped", "reason"}."""
     try:
-        r = subprocess.run([sys.executable, os.path.join(HERE, "worker.py"), "probe", engine], capture_output=True, text=True, timeout=300)
+        r = subprocess.run(module_cmd("bench.unum.worker", "probe", engine), capture_output=True, text=True, timeout=300, env=module_env())
     except subprocess.TimeoutExpired:
         return {"status": "skipped", "reason": "probe timed out after 300 s"}
     try:
@@ -59,19 +56,18 @@ def probe(engine):
 
 
 def run_engine(engine, plan_path, work, timeout):
-    """worker.py in its own session, sampled every 50 ms; returns its result plus memory figures."""
-    ir = import_run()
+    """The worker in its own session, sampled every 50 ms; returns its result plus memory figures."""
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     control, out = work + ".control", work + ".json"
     for p in (control, out):
         if os.path.exists(p):
             os.remove(p)
-    cmd = [sys.executable, os.path.join(HERE, "worker.py"), "run", engine, "--plan", plan_path, "--work", work, "--control", control, "--out", out]
+    cmd = module_cmd("bench.unum.worker", "run", engine, "--plan", plan_path, "--work", work, "--control", control, "--out", out)
     t0 = time.perf_counter()
     with open(work + ".stderr", "w") as err:
-        proc = subprocess.Popen(cmd, stdout=err, stderr=subprocess.STDOUT, start_new_session=True)
-        sampler = ir.Sampler(proc.pid, control)
+        proc = subprocess.Popen(cmd, stdout=err, stderr=subprocess.STDOUT, start_new_session=True, env=module_env())
+        sampler = benchlib.Sampler(proc.pid, control)
         timed_out = False
         while proc.poll() is None:
             sampler.tick()
@@ -83,7 +79,7 @@ def run_engine(engine, plan_path, work, timeout):
             time.sleep(0.05)
         sampler.tick()
         sampler.finish()
-    subprocess.run([sys.executable, os.path.join(HERE, "worker.py"), "cleanup", engine, "--work", work], capture_output=True, timeout=300)
+    subprocess.run(module_cmd("bench.unum.worker", "cleanup", engine, "--work", work), capture_output=True, timeout=300, env=module_env())
     if timed_out:
         res = {"status": "failed", "reason": f"killed after {timeout:.0f} s (--engine-timeout)"}
     elif os.path.exists(out):
@@ -119,7 +115,7 @@ def lines_of(res, common):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--profile", choices=sorted(workload.PROFILES), default="quick",
                     help="quick: wiki-Vote, 1,000 ops per operation, 3 batches; full: five graphs, 10,000 reads (3 s at most per operation), 2,000 single writes, 10 batches")
     ap.add_argument("--engines", default=",".join(DEFAULT_ENGINES), help=f"comma-separated, of {','.join(ENGINES)} (default all)")
@@ -147,15 +143,14 @@ def main():
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
         ap.error(f"unknown engines {unknown} (known: {','.join(ENGINES)})")
-    ir = import_run()
-    ir.ensure_requirements(os.path.join(HERE, "requirements.txt"))
+    benchlib.ensure_requirements(os.path.join(HERE, "requirements.txt"))
     prof = dict(workload.PROFILES[a.profile])
     prof.update({k: v for k, v in (("reads", a.reads), ("writes", a.writes), ("batches", a.batches)) if v})
     timeout = a.engine_timeout or (300 if a.profile == "quick" else 900)
     names = a.datasets.split(",") if a.datasets else datasets.PROFILE_DATASETS[a.profile]
     run_id = datetime.datetime.now().strftime("%Y%m%dT%H%M%S")
-    command = "python3 bench/unum/run.py " + " ".join(sys.argv[1:])
-    host = ir.host_info()
+    command = "python3 -m bench.unum.run " + " ".join(sys.argv[1:])
+    host = benchlib.host_info()
     if not a.append and os.path.exists(jsonl):
         os.remove(jsonl)
     probes = {e: probe(e) for e in engines}
@@ -189,7 +184,7 @@ def main():
                 with open(jsonl, "a") as f:
                     f.write(json.dumps(dict(common, engine=e, measurement="all", status="skipped", reason=probes[e]["reason"])) + "\n")
                 continue
-            others = ir.wait_quiet(a.quiet_wait)
+            others = benchlib.wait_quiet(a.quiet_wait)
             la0 = os.getloadavg()
             log(f"{name}: {e} ...")
             res = run_engine(e, plan_path, os.path.join(a.cache, "work", e), timeout)

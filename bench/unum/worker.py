@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 """One engine on one dataset, in its own process (started by run.py).
 
-    worker.py run ENGINE --plan PLAN.json --work DIR --control FILE --out RESULT.json
-    worker.py probe ENGINE                   (prints {"status": "ok", "version"} or {"status": "skipped", "reason"})
-    worker.py cleanup ENGINE --work DIR      (stop a server a killed run left behind)
+    python3 -m bench.unum.worker run ENGINE --plan PLAN.json --work DIR --control FILE --out RESULT.json
+    python3 -m bench.unum.worker probe ENGINE    (prints {"status": "ok", "version"} or {"status": "skipped", "reason"})
+    python3 -m bench.unum.worker cleanup ENGINE --work DIR    (stop a server a killed run left behind)
 
 Steps: open (not timed), import (timed: edges/s), settle + size on disk + edge count (must equal
 the dataset's), the answer check (the plan's check items against NetworkX's answers; a difference
@@ -16,18 +15,14 @@ ones not). Phases are announced on the control file so run.py's Sampler attribut
 
 import argparse
 import json
-import os
 import sys
 import time
 import traceback
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-
-import workload  # noqa: E402
-from engines import ENGINES, make  # noqa: E402
-from engines.base import Unavailable  # noqa: E402
-from shared import import_common  # noqa: E402
+from bench.benchlib import Control
+from bench.engines.base import Unavailable
+from bench.unum import workload
+from bench.unum.peers import ENGINES, make
 
 SPOT = 50  # written edges checked after the writes, per kind
 
@@ -54,7 +49,7 @@ def check_answers(eng, plan):
     bad = []
     for op in workload.READ_OPS:
         fn = getattr(eng, op)
-        for it, want in zip(plan["check"][op], plan["ref"][op]):
+        for it, want in zip(plan["check"][op], plan["ref"][op], strict=False):
             got = workload.canon(op, fn(*it) if isinstance(it, list) else fn(it))
             msg = workload.compare(op, want, got)
             if msg:
@@ -122,7 +117,7 @@ def run(engine, plan, work, ctl, res):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog=f"python3 -m {__spec__.name}", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("cmd", choices=["probe", "run", "cleanup"])
     ap.add_argument("engine", choices=sorted(ENGINES))
     ap.add_argument("--plan", help="the plan JSON written by run.py")
@@ -144,7 +139,7 @@ def main():
     plan = json.load(open(a.plan))
     res = {"engine": a.engine, "dataset": plan["dataset"], "status": "failed", "reason": ""}
     try:
-        run(a.engine, plan, a.work, import_common().Control(a.control), res)
+        run(a.engine, plan, a.work, Control(a.control), res)
     except Unavailable as e:
         res.update(status="skipped", reason=str(e))
     except Exception as e:

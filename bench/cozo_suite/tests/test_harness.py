@@ -2,13 +2,11 @@
 
 import gzip
 import os
-import sys
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-from datasets import (  # noqa: E402
+from bench.benchlib import module_cmd, module_env
+from bench.cozo_suite.datasets import (
     Data,
     adjacency,
     check_counts,
@@ -24,7 +22,7 @@ from datasets import (  # noqa: E402
     sample_keys,
     within_k,
 )
-from worker import qps_window  # noqa: E402
+from bench.cozo_suite.worker import qps_window
 
 SHARED = "/work/shared/datasets"
 
@@ -51,7 +49,7 @@ def test_parse_types_order_and_dedup(tiny_twitch):
     assert d.node_props(0) == {"days": 200, "mature": False, "views": 7, "partner": True}
     assert d.node_props(2) == {"days": 100, "mature": True, "views": 5, "partner": False}
     assert isinstance(d.props["mature"][0], bool) and isinstance(d.props["views"][0], int)
-    assert d.raw_edges == 5 and list(zip(d.src, d.dst)) == [(0, 1), (1, 2), (2, 3), (3, 4)]  # 1,0 = 0,1 undirected
+    assert d.raw_edges == 5 and list(zip(d.src, d.dst, strict=False)) == [(0, 1), (1, 2), (2, 3), (3, 4)]  # 1,0 = 0,1 undirected
     assert d.rows == 9
 
 
@@ -163,14 +161,14 @@ def test_qps_window_counts_ops_and_errors():
 
 
 def run_worker_nx(tmp_path, ref, run):
-    """worker.py end to end on the tiny graph with NetworkX (in memory, no server), 50 ms windows."""
+    """The worker (python3 -m bench.cozo_suite.worker) end to end on the tiny graph with NetworkX (in memory, no server), 50 ms windows."""
     import json
     import subprocess
 
     (tmp_path / f"ref{run}.json").write_text(json.dumps(ref))
-    cmd = [sys.executable, os.path.join(HERE, "..", "worker.py"), "--engine", "networkx", "--dataset", "twitch-de", "--data-root", str(tmp_path),
+    cmd = [*module_cmd("bench.cozo_suite.worker"), "--engine", "networkx", "--dataset", "twitch-de", "--data-root", str(tmp_path),
            "--work", str(tmp_path / f"w{run}"), "--control", str(tmp_path / f"ctl{run}"), "--reference", str(tmp_path / f"ref{run}.json"), "--window", "0.05"]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120).stdout
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, timeout=120, env=module_env()).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
@@ -180,7 +178,7 @@ def tiny_reference(d):
     adj = adjacency(d)
     G = nx.Graph()
     G.add_nodes_from(d.keys)
-    G.add_edges_from(zip(d.src, d.dst))
+    G.add_edges_from(zip(d.src, d.dst, strict=False))
     return {
         "pool": d.keys,
         "reads": {str(k): d.node_props(i) for i, k in enumerate(d.keys)},

@@ -1,21 +1,13 @@
 """Tests of the ingestion benchmark's harness: generator, reference traversals, permutations,
 ratio and percentile maths, answer checks and report tables. No database is started."""
 
-import importlib.util
 import os
-import sys
 
 import numpy as np
 import pytest
 
-HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, HERE)
-import synth  # noqa: E402
-
-# Loaded under its own name: other bench folders have a run.py too.
-_spec = importlib.util.spec_from_file_location("ingest_run", os.path.join(HERE, "run.py"))
-run = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(run)
+from bench.engines import leveldb
+from bench.ingest import run, synth
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +26,7 @@ def test_generator_is_deterministic(g):
 def test_generator_shape(g):
     # About 4 edges per node (a few duplicates and self-loops are dropped), no duplicates left.
     assert 0.97 * 4 * g.n < g.m <= 4 * g.n
-    triples = set(zip(g.src.tolist(), g.typ.tolist(), g.dst.tolist()))
+    triples = set(zip(g.src.tolist(), g.typ.tolist(), g.dst.tolist(), strict=False))
     assert len(triples) == g.m
     assert not (g.src == g.dst).any()
     assert g.src.min() >= 0 and g.dst.max() < g.n
@@ -64,7 +56,7 @@ def test_rows_and_arrow_match_the_columns(g):
 def tiny():
     """0 -A-> 1, 0 -A-> 2, 1 -B-> 3, 2 -B-> 3, 2 -A-> 4, 3 -A-> 5, 5 -B-> 6, 4 -B-> 0."""
     e = [(0, 0, 1), (0, 0, 2), (1, 1, 3), (2, 1, 3), (2, 0, 4), (3, 0, 5), (5, 1, 6), (4, 1, 0)]
-    src, typ, dst = (np.array(c, dtype=np.int64) for c in zip(*e))
+    src, typ, dst = (np.array(c, dtype=np.int64) for c in zip(*e, strict=False))
     return synth.Graph(7, np.array([0], dtype=np.int64), None, None, None, src, dst, typ)
 
 
@@ -129,8 +121,6 @@ def test_ingest_table_ratios():
 
 
 def test_ldb_files_skips_a_file_deleted_while_listing(tmp_path, monkeypatch):
-    import compaction
-
     for name, size in (("000001.ldb", 10), ("000002.ldb", 20), ("000003.log", 5)):
         (tmp_path / name).write_bytes(b"x" * size)
     real = os.path.getsize
@@ -140,6 +130,6 @@ def test_ldb_files_skips_a_file_deleted_while_listing(tmp_path, monkeypatch):
             raise FileNotFoundError(p)
         return real(p)
 
-    monkeypatch.setattr(compaction.os.path, "getsize", vanishing)
-    got = compaction.ldb_files(str(tmp_path))
+    monkeypatch.setattr(leveldb.os.path, "getsize", vanishing)
+    got = leveldb.ldb_files(str(tmp_path))
     assert got == {"sst_files": 1, "sst_bytes": 20, "wal_bytes": 5, "dir_bytes": 25}

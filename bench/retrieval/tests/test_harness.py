@@ -3,17 +3,12 @@ and the answer check on a tiny hand-made graph, and the SQLite and NetworkX engi
 (no database server, no hopdb wheel). `python3 -m pytest -q bench/retrieval/tests`"""
 
 import collections
-import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-import measure  # noqa: E402
-import reference  # noqa: E402
-import workload  # noqa: E402
-from reference import KG, check, check_rows  # noqa: E402
+from bench.retrieval import measure, reference, workload
+from bench.retrieval.peers import engine_class
+from bench.retrieval.reference import KG, check, check_rows
 
 FILES = {
     "documents.csv": ":ID,title,:LABEL\ndoc-1,First,Document\ndoc-2,Second,Document\n",
@@ -49,7 +44,7 @@ def test_sequence_is_deterministic_and_follows_the_weights():
     assert a == workload.sequence(100_000, sizes, 7)
     assert a[:100] != workload.sequence(100, sizes, 8)
     n = collections.Counter(k for k, _i in a)
-    for k, (w, pool, _d) in workload.KINDS.items():
+    for k, (w, _pool, _d) in workload.KINDS.items():
         assert abs(n[k] / len(a) - w) < 0.01, k
     assert all(0 <= i < sizes[workload.KINDS[k][1]] for k, i in a)
     assert abs(sum(w for w, _p, _d in workload.KINDS.values()) - 1) < 1e-9
@@ -176,8 +171,6 @@ def test_check_engine_flags_a_wrong_engine(kg):
 
 @pytest.mark.parametrize("name", ["sqlite", "networkx"])
 def test_engines_answer_like_the_reference(name, kg, data, tmp_path):
-    from rag_engines import engine_class
-
     eng = engine_class(name)()
     eng.prepare(data, str(tmp_path), False)
     try:

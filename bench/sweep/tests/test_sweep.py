@@ -6,23 +6,16 @@ JSON and of its answers, the report's ratio maths and the cgroup command.
 import collections
 import copy
 import json
-import os
 import subprocess
-import sys
 import time
 
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, ".."))
-
-import cgroup  # noqa: E402
-import lightrag_mix  # noqa: E402
-import loadgen  # noqa: E402
-import queries  # noqa: E402
-import reference  # noqa: E402  (bench/retrieval's)
-import sweep_report  # noqa: E402
-import window  # noqa: E402
+from bench.engines.cozo import CozoLightRAG
+from bench.engines.kuzu import KuzuLightRAG
+from bench.engines.networkx import NetworkXLightRAG
+from bench.retrieval import reference
+from bench.sweep import cgroup, lightrag_mix, loadgen, queries, sweep_report, window
 
 FILES = {
     "documents.csv": ":ID,title,:LABEL\ndoc-1,First,Document\ndoc-2,Second,Document\n",
@@ -75,7 +68,7 @@ def test_networkx_lightrag_calls_match_the_reference(data):
                               "node_degree": 3, "has_node": True}  # fmt: skip
     assert expected[2][1]["node_degree"] == 0
     G = nx_graph(data)
-    client = lightrag_mix.NetworkXLightRAG(G)
+    client = NetworkXLightRAG(G)
     assert lightrag_mix.check(client, expected) == []
     client.upsert_node("ent-1")  # idempotent: the same answers after
     assert G.nodes["ent-1"]["canonical_title"] == "E1"
@@ -135,7 +128,7 @@ def test_kuzu_lightrag_calls(tmp_path):
     for c in ("chunk-1", "chunk-2"):
         con.execute("MATCH (c:Chunk), (e:Entity) WHERE c.id = $c AND e.id = 'ent-1' CREATE (c)-[:MENTIONS]->(e)", {"c": c})
     con.close()
-    _lightrag_adapter_round(lightrag_mix.KuzuLightRAG(db, LR_ENTITIES))
+    _lightrag_adapter_round(KuzuLightRAG(db, LR_ENTITIES))
 
 
 def test_cozo_lightrag_calls():
@@ -148,7 +141,7 @@ def test_cozo_lightrag_calls():
     rows = [[e, p["canonical_title"], p["entity_type"]] for e, p in LR_ENTITIES.items()]
     db.run_script("?[id, canonical_title, entity_type] <- $rows :put entities {id => canonical_title, entity_type}", {"rows": rows}, False)
     db.run_script("?[src, dst] <- [['chunk-1', 'ent-1'], ['chunk-2', 'ent-1']] :put mentions {src, dst}", {}, False)
-    _lightrag_adapter_round(lightrag_mix.CozoLightRAG(db, LR_ENTITIES))
+    _lightrag_adapter_round(CozoLightRAG(db, LR_ENTITIES))
 
 
 # --- the queries file's reference ---------------------------------------------------------

@@ -4,18 +4,12 @@ sample drawing, the answer comparison, the statistics and ratio maths, the repor
 
 import gzip
 import json
-import os
-import sys
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-import datasets  # noqa: E402
-import report  # noqa: E402
-import workload  # noqa: E402
-from engines.nx_engine import NetworkX  # noqa: E402
-from engines.sqlite_engine import SQLite  # noqa: E402
+from bench.engines.networkx import NetworkXUnum
+from bench.engines.sqlite import SQLiteUnum
+from bench.unum import datasets, report, worker, workload
 
 # ---------------------------------------------------------------------------------------------
 # Parsing
@@ -140,7 +134,7 @@ def test_compare_tolerates_float_order_and_detects_wrong_answers():
 def sqlite_and_reference(tmp_path):
     csv = tmp_path / "e.csv"
     csv.write_text("src,dst,weight\n" + "".join(f"{s},{d},{w!r}\n" for (s, d), w in EDGES.items()))
-    ref, eng = NetworkX(), SQLite()
+    ref, eng = NetworkXUnum(), SQLiteUnum()
     ref.open(None)
     ref.load(str(csv))
     eng.open(str(tmp_path))
@@ -183,8 +177,6 @@ def test_summarize_percentiles_and_rates():
 
 def test_read_budget_stops_early_and_keeps_every_item_without_it():
     import time
-
-    import worker
 
     seen = []
     slow = lambda x: (seen.append(x), time.sleep(0.01))  # noqa: E731

@@ -1,0 +1,1 @@
+"""The bulk import of the knowledge graph into each engine (run.py)."""

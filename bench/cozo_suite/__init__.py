@@ -1,0 +1,1 @@
+"""The Cozo performance-report suite on real attributed graphs (run.py)."""

@@ -1,0 +1,1 @@
+"""Deep queries Q8 and Q11 against peer databases (run.py)."""

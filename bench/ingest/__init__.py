@@ -1,0 +1,1 @@
+"""The ingestion and write-path matrix (run.py)."""

@@ -1,0 +1,1 @@
+"""Microbenchmarks of the hopdb Python package, one script each."""

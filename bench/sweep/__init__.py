@@ -1,0 +1,1 @@
+"""The concurrency sweep and the memory-capped run (run.py)."""

@@ -1,0 +1,1 @@
+"""The UnumDB graph suite on real graphs (run.py)."""
