@@ -16,20 +16,28 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust (rustup) first" >&2
   exit 1
 fi
-# The algorithm tests cross-check against NetworkX and igraph (pinned versions).
-if ! python3 -c "import networkx, igraph, leidenalg, pyarrow, polars, lightrag, kuzu, cozo_embedded" >/dev/null 2>&1; then
-  echo "setup: installing Python test references (scripts/requirements-test.txt)" >&2
-  python3 -m pip install -q -r "$(dirname "$0")/requirements-test.txt" 2>&1 | grep -v "as the 'root' user" >&2 || true
-  python3 -c "import networkx, igraph, leidenalg, pyarrow, polars, lightrag, kuzu, cozo_embedded"
+# Python: one virtual environment outside the checkout (scripts/env.sh), holding exactly the
+# pinned packages of scripts/requirements-test.txt (build tools, test references, the bench
+# harnesses' imports) and the hopdb wheel. Reinstalled only when the requirements change.
+source "$(dirname "$0")/env.sh"
+if [ ! -x "$HOPDB_VENV/bin/python3" ]; then
+  echo "setup: creating the Python environment $HOPDB_VENV" >&2
+  python3 -m venv "$HOPDB_VENV"
+  source "$(dirname "$0")/env.sh"
+fi
+reqs="$(dirname "$0")/requirements-test.txt"
+stamp="$HOPDB_VENV/.requirements.sha256"
+want=$(sha256sum "$reqs" | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "setup: installing the pinned Python packages (scripts/requirements-test.txt)" >&2
+  "$HOPDB_VENV/bin/python3" -m pip install -q --disable-pip-version-check -r "$reqs"
+  echo "$want" >"$stamp"
 fi
 # The Python package: one wheel, built with the shared release profile (RocksDB compiled once
-# for tests, CLI and wheel), then installed for python3. Elsewhere: `cd python && maturin build
-# --release --strip`, copy the wheel from target/wheels and `pip install` it.
-python3 -c "import maturin" >/dev/null 2>&1 || python3 -m pip install -q "maturin==1.16.0" 2>&1 | grep -v "as the 'root' user" >&2 || true
-python3 -c "import pytest" >/dev/null 2>&1 || python3 -m pip install -q "pytest==9.2.0" 2>&1 | grep -v "as the 'root' user" >&2 || true
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/hopdb/target}"
+# for tests, CLI and wheel), then installed into the environment. Elsewhere: `cd python &&
+# maturin build --release --strip`, copy the wheel from target/wheels and `pip install` it.
 wheels="$CARGO_TARGET_DIR/hopdb-wheels"
 rm -rf "$wheels"
-(cd "$(dirname "$0")/../python" && python3 -m maturin build --quiet --release --strip -o "$wheels" >&2)
-python3 -m pip install -q --force-reinstall --no-deps "$wheels"/hopdb-*.whl 2>&1 | grep -v "as the 'root' user" >&2 || true
-python3 -c "import hopdb" || { echo "setup: the hopdb wheel did not install" >&2; exit 1; }
+(cd "$(dirname "$0")/../python" && "$HOPDB_VENV/bin/python3" -m maturin build --quiet --release --strip -o "$wheels" >&2)
+"$HOPDB_VENV/bin/python3" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "$wheels"/hopdb-*.whl
+"$HOPDB_VENV/bin/python3" -c "import hopdb" || { echo "setup: the hopdb wheel did not install" >&2; exit 1; }

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Keeps the persistent build directory from filling the disk: every change of a crate leaves a
+# new test binary and incremental cache beside the old ones. Removes test and bench executables
+# and incremental caches untouched for 3 days; the dependencies' libraries (RocksDB's above all)
+# are kept, so no run rebuilds them.
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+for profile in release debug; do
+  deps="$CARGO_TARGET_DIR/$profile/deps"
+  [ -d "$deps" ] && find "$deps" -maxdepth 1 -type f -perm -u+x ! -name '*.*' -mtime +3 -delete
+  inc="$CARGO_TARGET_DIR/$profile/incremental"
+  [ -d "$inc" ] && find "$inc" -mindepth 1 -maxdepth 1 -type d -mtime +3 -exec rm -rf {} +
+done
+rm -rf "$CARGO_TARGET_DIR"/hopdb-wheels-* 2>/dev/null || true
