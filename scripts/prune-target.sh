@@ -7,8 +7,11 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 for profile in release debug; do
   deps="$CARGO_TARGET_DIR/$profile/deps"
-  [ -d "$deps" ] && find "$deps" -maxdepth 1 -type f -perm -u+x ! -name '*.*' -mtime +3 -delete
+  if [ -d "$deps" ]; then
+    find "$deps" -maxdepth 1 -type f -perm -u+x ! -name '*.*' -mtime +3 -delete
+  fi
   inc="$CARGO_TARGET_DIR/$profile/incremental"
-  [ -d "$inc" ] && find "$inc" -mindepth 1 -maxdepth 1 -type d -mtime +3 -exec rm -rf {} +
+  if [ -d "$inc" ]; then
+    find "$inc" -mindepth 1 -maxdepth 1 -type d -mtime +3 -exec rm -rf {} +
+  fi
 done
-rm -rf "$CARGO_TARGET_DIR"/hopdb-wheels-* 2>/dev/null || true

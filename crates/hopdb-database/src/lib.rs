@@ -34,7 +34,7 @@ pub use hopdb_import as import;
 /// clone sees the same store, cached projection and change log.
 #[derive(Clone)]
 pub struct Database {
-    graph: Graph,
+    /// The analytics hold the store they run on: the one store of this database.
     analytics: Arc<Analytics>,
 }
 
@@ -67,14 +67,13 @@ impl Database {
     /// Wraps analytics configured by the caller (for example with background refresh on).
     pub fn from_analytics(analytics: Analytics) -> Database {
         Database {
-            graph: analytics.graph().clone(),
             analytics: Arc::new(analytics),
         }
     }
 
     /// The store: reads, writes, transactions, bulk loads, maintenance.
     pub fn graph(&self) -> &Graph {
-        &self.graph
+        self.analytics.graph()
     }
 
     /// Traversals and algorithms over the store.
