@@ -9,6 +9,12 @@
 //! the semantics of ordinary upserts. A checkpoint taken before the first change makes the
 //! whole load atomic against crashes: until the load finishes, the next writable open rolls
 //! the store back to it. The loader holds the writer lock from start to finish.
+//!
+//! Property indexes (decision 0017) are maintained, not rebuilt: the entries of new nodes go
+//! into one more sorted run, and replayed rows keep them through the write path. Uniqueness
+//! constraints are checked as each node row is added, against the store as it was before the
+//! load and the rows added before it, so a violating row fails alone (`add_node` returns
+//! [`Error::ConstraintViolation`] and keeps nothing of it) and the load can go on.
 
 use crate::catalog::{EdgeType, EdgeTypeOptions};
 use crate::config::MissingEndpoints;
@@ -17,6 +23,7 @@ use crate::engine::faults::crash_point;
 use crate::engine::{BulkFile, BulkPart, Cf, Engine};
 use crate::error::{corrupt_rec, Error, Result};
 use crate::graph::Graph;
+use crate::index::{holders, IndexSpec, Probe};
 use crate::model::WriteMode;
 use crate::records::*;
 use crate::state::Inner;
@@ -194,7 +201,19 @@ pub struct BulkLoader<'g> {
     last_endpoint: [Option<(NodeKey, Option<NodeId>)>; 2],
     rows: u64,
     summary: BulkSummary,
+    /// Property index entries of the new nodes, and their number per index.
+    index_entries: Vec<Vec<u8>>,
+    index_counts: FxHashMap<u32, i64>,
+    /// Values of unique indexes given by this load's rows so far: entry prefix -> (node key,
+    /// the whole value for a hashed one).
+    unique_seen: FxHashMap<Vec<u8>, Vec<SeenValue>>,
+    /// Unique indexes with entries in the store when the load began: only their values need
+    /// a look in the store (an initial import into empty indexes needs none).
+    unique_in_store: FxHashSet<u32>,
 }
+
+/// A unique value a bulk load's row gave: the row's key, and the whole value if hashed.
+type SeenValue = (NodeKey, Option<Vec<u8>>);
 
 impl Graph {
     /// Starts a bulk load (see [`BulkLoader`]). It holds the writer lock until finished or
@@ -246,6 +265,14 @@ impl<'g> BulkLoader<'g> {
             opts.memory_budget
         };
         let engine: &'g dyn Engine = &*g.engine;
+        let mut unique_in_store = FxHashSet::default();
+        for spec in tx.catalog_now().all_indexes().filter(|s| s.unique) {
+            let p = spec.id.to_be_bytes();
+            engine.scan(Cf::PropIndex, &p, &p, &mut |_, _| {
+                unique_in_store.insert(spec.id);
+                false
+            })?;
+        }
         Ok(BulkLoader {
             g,
             opts,
@@ -274,6 +301,10 @@ impl<'g> BulkLoader<'g> {
             last_endpoint: [None, None],
             rows: 0,
             summary: BulkSummary::default(),
+            index_entries: Vec::new(),
+            index_counts: FxHashMap::default(),
+            unique_seen: FxHashMap::default(),
+            unique_in_store,
         })
     }
 
@@ -317,7 +348,11 @@ impl<'g> BulkLoader<'g> {
         if self.keys.find(&enc).is_some() || self.replayed_keys.contains(&enc) {
             return Err(Error::DuplicateNode { key: key.to_string() });
         }
+        let indexed = self.tx.catalog_now().has_indexes();
         if self.stored(&enc)?.is_some() {
+            if indexed {
+                self.check_replayed_row(&key, &enc, &label_ids, &props)?;
+            }
             self.replayed_keys.insert(enc);
             self.summary.nodes_merged += 1;
             let labels = labels.iter().map(|l| l.to_string()).collect();
@@ -325,8 +360,106 @@ impl<'g> BulkLoader<'g> {
             self.rows += 1;
             return Ok(());
         }
-        self.create(key, &enc, label_ids, props)?;
+        let probes = if indexed {
+            let probes = self.probes(&label_ids, &props);
+            self.check_unique(&key, None, &probes)?;
+            probes
+        } else {
+            Vec::new()
+        };
+        let id = self.create(key.clone(), &enc, label_ids, props)?;
+        for (spec, probe) in &probes {
+            self.index_entries
+                .push(crate::index::entry_key(spec.id, &probe.part, id));
+            *self.index_counts.entry(spec.id).or_default() += 1;
+        }
+        self.remember_unique(&key, &probes);
         self.rows += 1;
+        Ok(())
+    }
+
+    /// The index entries (index, value) a node with these labels and properties has.
+    fn probes(&self, labels: &[TypeId], props: &Props) -> Vec<(IndexSpec, Probe)> {
+        let cat = self.tx.catalog_now();
+        let mut out = Vec::new();
+        for &l in labels {
+            for spec in cat.indexes_on(l) {
+                if let Some(p) = props.get(&*spec.property).and_then(Probe::of) {
+                    out.push((spec.clone(), p));
+                }
+            }
+        }
+        out
+    }
+
+    /// Fails if a value of a unique index among `probes` is held by a node of the store
+    /// (other than `own`) or given by an earlier row of this load.
+    fn check_unique(&self, key: &NodeKey, own: Option<NodeId>, probes: &[(IndexSpec, Probe)]) -> Result<()> {
+        for (spec, probe) in probes.iter().filter(|(s, _)| s.unique) {
+            let violation = |existing: String| {
+                let cat = self.tx.catalog_now();
+                Error::ConstraintViolation {
+                    label: cat.label_name(spec.label).map_or_else(String::new, |n| n.to_string()),
+                    property: spec.property.to_string(),
+                    value: Box::new(probe_value(probe, spec)),
+                    node: key.to_string(),
+                    existing,
+                }
+            };
+            let prefix = crate::index::entry_prefix(spec.id, &probe.part);
+            if let Some((other, _)) = self
+                .unique_seen
+                .get(&prefix)
+                .and_then(|seen| seen.iter().find(|(k, canon)| k != key && *canon == probe.canon))
+            {
+                return Err(violation(other.to_string()));
+            }
+            if !self.unique_in_store.contains(&spec.id) {
+                continue;
+            }
+            let engine: &dyn crate::engine::KvRead = &*self.g.engine;
+            if let Some(other) = holders(engine, spec, probe, 2)?.into_iter().find(|&n| Some(n) != own) {
+                let existing = match engine.get(Cf::Nodes, &id_bytes(other))? {
+                    Some(v) => NodeRec::decode_key(&v)?.to_string(),
+                    None => format!("with id {other}"),
+                };
+                return Err(violation(existing));
+            }
+        }
+        Ok(())
+    }
+
+    /// Notes the unique values a row gave, for the rows after it.
+    fn remember_unique(&mut self, key: &NodeKey, probes: &[(IndexSpec, Probe)]) {
+        for (spec, probe) in probes.iter().filter(|(s, _)| s.unique) {
+            self.unique_seen
+                .entry(crate::index::entry_prefix(spec.id, &probe.part))
+                .or_default()
+                .push((key.clone(), probe.canon.clone()));
+        }
+    }
+
+    /// Checks a row merged into a node the store has against the uniqueness constraints,
+    /// as the node will be after the merge (its labels and properties plus the row's).
+    fn check_replayed_row(&mut self, key: &NodeKey, enc: &[u8], labels: &[TypeId], props: &Props) -> Result<()> {
+        let engine: &dyn crate::engine::KvRead = &*self.g.engine;
+        let own = match engine.get(Cf::Keys, enc)? {
+            Some(v) => Some(parse_key_value(&v).ok_or_else(|| corrupt_rec("key entry"))?.0),
+            None => None,
+        };
+        let old = match own {
+            Some(id) => engine
+                .get(Cf::Nodes, &id_bytes(id))?
+                .map(|v| NodeRec::decode(&v))
+                .transpose()?,
+            None => None,
+        };
+        let (mut all_labels, mut all_props) = old.map(|r| (r.labels, r.props)).unwrap_or_default();
+        all_labels.extend(labels.iter().filter(|l| !all_labels.contains(l)).collect::<Vec<_>>());
+        all_props.extend(props.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let probes = self.probes(&all_labels, &all_props);
+        self.check_unique(key, own, &probes)?;
+        self.remember_unique(key, &probes);
         Ok(())
     }
 
@@ -523,9 +656,25 @@ impl<'g> BulkLoader<'g> {
         let mut deg_run = engine.bulk_file(Cf::Deg, &dir, "deg")?;
         // Two threads write the `out` and `in` runs (then keys and labels); this one writes the
         // counters from the sums they stream.
-        let (out_side, in_side, degrees) = std::thread::scope(|sc| {
+        let mut index_entries = std::mem::take(&mut self.index_entries);
+        let mut index_run = match index_entries.is_empty() {
+            true => None,
+            false => Some(engine.bulk_file(Cf::PropIndex, &dir, "prop_index")?),
+        };
+        let (out_side, in_side, index_side, degrees) = std::thread::scope(|sc| {
             let src = &src;
             let spilled = &spilled;
+            // Property index entries (decision 0017): their own sorted run, beside the others.
+            let index = sc.spawn(move || -> Result<Vec<BulkPart>> {
+                let Some(mut run) = index_run.take() else {
+                    return Ok(Vec::new());
+                };
+                index_entries.sort_unstable();
+                for e in &index_entries {
+                    run.put(e, &[])?;
+                }
+                Ok(run.finish()?.into_iter().collect())
+            });
             let other = sc.spawn(move || -> Result<Vec<BulkPart>> {
                 let mut parts = Vec::new();
                 direction(src, &spilled.inn, &mut adj_in, nodes, &mut *in_run, Lane::In, in_tx)?;
@@ -550,10 +699,11 @@ impl<'g> BulkLoader<'g> {
                 h.join()
                     .unwrap_or_else(|_| Err(Error::invalid("bulk load", "a run-writing thread panicked")))
             };
-            (join(mine), join(other), degrees)
+            (join(mine), join(other), join(index), degrees)
         });
         parts.extend(out_side?);
         parts.extend(in_side?);
+        parts.extend(index_side?);
         let edges = degrees?;
         parts.extend(deg_run.finish()?);
         for f in spilled.out.iter().chain(&spilled.inn) {
@@ -584,6 +734,9 @@ impl<'g> BulkLoader<'g> {
         self.tx.count(COUNT_EDGES, edges.iter().map(|(_, c)| c).sum());
         for &(t, c) in &edges {
             self.tx.count(&count_type_key(t), c);
+        }
+        for (&i, &c) in &self.index_counts {
+            self.tx.count(&count_index_key(i), c);
         }
         self.summary.edges_created = edges.iter().map(|(_, c)| *c as u64).sum();
         engine.begin_bulk()?;
@@ -636,6 +789,20 @@ impl<'g> BulkLoader<'g> {
         crash_point("after-replay");
         engine.end_bulk()
     }
+}
+
+/// The value behind a probe, for messages: the value of a short one decoded from its
+/// canonical encoding, or a note for a hashed one.
+fn probe_value(probe: &Probe, spec: &IndexSpec) -> crate::value::Value {
+    let bytes = probe.canon.as_deref().unwrap_or(&probe.part);
+    // A canonical encoding is a value encoding, so it decodes as a one-entry property map.
+    let mut one = vec![1u8];
+    put_len_prefixed(&mut one, spec.property.as_bytes());
+    one.extend_from_slice(bytes);
+    decode_props(&mut Reader::new(&one))
+        .ok()
+        .and_then(|mut p| p.remove(&*spec.property))
+        .unwrap_or(crate::value::Value::Null)
 }
 
 /// Which counters an adjacency run feeds.

@@ -1,10 +1,11 @@
-//! The edge-type and label dictionaries: names <-> dense u32 ids, persisted in `meta` and
-//! loaded whole at open (they are small). Changes are published only after their batch
-//! commits, by swapping the shared `Arc<Catalog>`.
+//! The edge-type and label dictionaries (names <-> dense u32 ids) and the property index
+//! definitions, persisted in `meta` and loaded whole at open (they are small). Changes are
+//! published when their batch commits, by swapping the shared `Arc<Catalog>`.
 
 use crate::engine::{Cf, KvRead, Op};
 use crate::error::{Error, Result};
-use crate::records::{TypeId, META_LABEL_PREFIX, META_TYPE_PREFIX};
+use crate::index::{parse_def, IndexSpec};
+use crate::records::{TypeId, META_INDEX_PREFIX, META_LABEL_PREFIX, META_TYPE_PREFIX};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -36,6 +37,8 @@ pub(crate) struct Catalog {
     labels: HashMap<Arc<str>, TypeId>,
     label_by_id: HashMap<TypeId, Arc<str>>,
     pub any_undirected: bool,
+    /// Property indexes by label id (a label has few).
+    indexes: HashMap<TypeId, Vec<IndexSpec>>,
 }
 
 const FLAG_UNDIRECTED: u8 = 1;
@@ -81,6 +84,28 @@ impl Catalog {
                 false
             }
         })?;
+        let mut specs = Vec::new();
+        kv.scan(
+            Cf::Meta,
+            META_INDEX_PREFIX,
+            META_INDEX_PREFIX,
+            &mut |k, v| match parse_def(k, v) {
+                Some(spec) => {
+                    specs.push(spec);
+                    true
+                }
+                None => {
+                    bad = Some("property index definition");
+                    false
+                }
+            },
+        )?;
+        for spec in specs {
+            if c.label_name(spec.label).is_none() {
+                bad = Some("property index definition naming an unknown label");
+            }
+            c.add_index(spec);
+        }
         if let Some(what) = bad {
             return Err(Error::malformed(format!("{what} in meta"), "loading the catalog"));
         }
@@ -125,6 +150,46 @@ impl Catalog {
     }
     pub(crate) fn next_label_id(&self) -> TypeId {
         self.label_by_id.keys().max().map_or(0, |m| m + 1)
+    }
+
+    /// Adds or replaces the index on (spec.label, spec.property).
+    pub(crate) fn add_index(&mut self, spec: IndexSpec) {
+        let on = self.indexes.entry(spec.label).or_default();
+        on.retain(|s| s.property != spec.property);
+        on.push(spec);
+    }
+
+    pub(crate) fn remove_index(&mut self, label: TypeId, property: &str) {
+        if let Some(on) = self.indexes.get_mut(&label) {
+            on.retain(|s| &*s.property != property);
+            if on.is_empty() {
+                self.indexes.remove(&label);
+            }
+        }
+    }
+
+    pub(crate) fn index(&self, label: TypeId, property: &str) -> Option<&IndexSpec> {
+        self.indexes_on(label).iter().find(|s| &*s.property == property)
+    }
+
+    /// The indexes of nodes with label `label`.
+    pub(crate) fn indexes_on(&self, label: TypeId) -> &[IndexSpec] {
+        self.indexes.get(&label).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether any property index exists (writes skip index upkeep when none does).
+    pub(crate) fn has_indexes(&self) -> bool {
+        !self.indexes.is_empty()
+    }
+
+    pub(crate) fn all_indexes(&self) -> impl Iterator<Item = &IndexSpec> {
+        self.indexes.values().flatten()
+    }
+
+    /// Index ids are dense: the highest + 1. A dropped index's id may be reused, since its
+    /// entries and counter go with it.
+    pub(crate) fn next_index_id(&self) -> u32 {
+        self.all_indexes().map(|s| s.id + 1).max().unwrap_or(0)
     }
 }
 

@@ -5,13 +5,17 @@
 //!    key, and has its mirror (the `in` entry of a directed edge, the reverse `out` entry
 //!    of an undirected one) with the same weight and properties;
 //! 3. degree counters equal the counts recomputed from adjacency, per node and type;
-//! 4. global node, edge, label and type counters match; id counters exceed every used id.
+//! 4. global node, edge, label and type counters match; id counters exceed every used id;
+//! 5. property indexes: every indexable value of a node has its entry, every entry belongs
+//!    to a live node with the label and that value, counters match, unique ones hold no
+//!    value twice.
 //!
 //! Work is per node (a few prefix scans each), so memory stays O(types) whatever the size.
 
 use crate::counters::{Deg, DegSet};
 use crate::engine::Cf;
 use crate::error::Result;
+use crate::index::{entry_key, parse_entry, IndexSpec, Probe};
 use crate::read::View;
 use crate::records::*;
 use crate::value::NodeKey;
@@ -53,6 +57,15 @@ pub(crate) fn check(v: &View<'_>, next_node: NodeId, next_edge: u64) -> Result<C
     let mut r = CheckReport::default();
     let mut label_counts: HashMap<TypeId, i64> = HashMap::new();
     let mut type_counts: HashMap<TypeId, i64> = HashMap::new();
+    let specs = v.index_specs()?;
+    let mut on_label: HashMap<TypeId, Vec<&IndexSpec>> = HashMap::new();
+    for s in &specs {
+        if v.cat.label_name(s.label).is_none() {
+            r.problem(format!("property index {} names unknown label id {}", s.id, s.label));
+        }
+        on_label.entry(s.label).or_default().push(s);
+    }
+    let mut index_counts: HashMap<u32, i64> = HashMap::new();
     let mut ids = Vec::new();
     v.kv.scan(Cf::Nodes, &[], &[], &mut |k, _| {
         if let Some(id) = parse_id(k) {
@@ -84,6 +97,17 @@ pub(crate) fn check(v: &View<'_>, next_node: NodeId, next_edge: u64) -> Result<C
             }
             if v.kv.get(Cf::Labels, &label_key(l, id))?.is_none() {
                 r.problem(format!("node {}: label {l} missing from the label index", rec.key));
+            }
+            for s in on_label.get(&l).into_iter().flatten() {
+                if let Some(p) = rec.props.get(&*s.property).and_then(Probe::of) {
+                    *index_counts.entry(s.id).or_default() += 1;
+                    if v.kv.get(Cf::PropIndex, &entry_key(s.id, &p.part, id))?.is_none() {
+                        r.problem(format!(
+                            "node {}: its {} is missing from property index {}",
+                            rec.key, s.property, s.id
+                        ));
+                    }
+                }
             }
         }
         check_node_edges(v, id, &rec.key, &mut r, &mut type_counts)?;
@@ -157,6 +181,7 @@ pub(crate) fn check(v: &View<'_>, next_node: NodeId, next_edge: u64) -> Result<C
     })?;
     bad_ids.into_iter().for_each(|p| r.problem(p));
     let _ = multi_edges;
+    check_index_entries(v, &specs, &index_counts, &mut r)?;
     // Global counters.
     let stored_nodes = v.count(COUNT_NODES)?;
     if stored_nodes != r.nodes {
@@ -309,6 +334,77 @@ fn check_node_edges(
         if !deg.contains_key(t) {
             r.problem(format!(
                 "node {key}: degree counters for type id {t} are {got:?} but it has no such edges"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every property index entry names a live node that has the index's label and the value the
+/// entry holds; unique indexes hold no value twice; entry counters match `expected` (the
+/// indexable values found on the nodes).
+fn check_index_entries(
+    v: &View<'_>,
+    specs: &[IndexSpec],
+    expected: &HashMap<u32, i64>,
+    r: &mut CheckReport,
+) -> Result<()> {
+    let by_id: HashMap<u32, &IndexSpec> = specs.iter().map(|s| (s.id, s)).collect();
+    let mut entries = Vec::new();
+    v.kv.scan(Cf::PropIndex, &[], &[], &mut |k, _| {
+        entries.push(k.to_vec());
+        true
+    })?;
+    let mut found: HashMap<u32, i64> = HashMap::new();
+    // (index, value part, probe) of the previous entry, to find values held twice.
+    let mut prev: Option<(u32, Vec<u8>, Option<Probe>, NodeId)> = None;
+    for k in entries {
+        let Some((index, part, node)) = parse_entry(&k) else {
+            r.problem("malformed property index entry".to_string());
+            continue;
+        };
+        let Some(spec) = by_id.get(&index) else {
+            r.problem(format!("property index entry of unknown index {index}"));
+            continue;
+        };
+        *found.entry(index).or_default() += 1;
+        let rec = match v.node_rec(node) {
+            Ok(Some(rec)) => rec,
+            _ => {
+                r.problem(format!(
+                    "property index {index}: entry of node id {node}, which does not exist"
+                ));
+                continue;
+            }
+        };
+        let probe = rec.props.get(&*spec.property).and_then(Probe::of);
+        let holds = rec.labels.contains(&spec.label) && probe.as_ref().is_some_and(|p| p.part == part);
+        if !holds {
+            r.problem(format!(
+                "property index {index}: stale entry for node {} (label or {} differs)",
+                rec.key, spec.property
+            ));
+        }
+        if let Some((pi, pp, pprobe, pnode)) = &prev {
+            if spec.unique && *pi == index && pp.as_slice() == part && probe.is_some() && *pprobe == probe {
+                r.problem(format!(
+                    "unique property index {index}: node ids {pnode} and {node} hold the same {}",
+                    spec.property
+                ));
+            }
+        }
+        prev = Some((index, part.to_vec(), probe, node));
+    }
+    for s in specs {
+        let (want, got) = (
+            expected.get(&s.id).copied().unwrap_or(0),
+            found.get(&s.id).copied().unwrap_or(0),
+        );
+        let stored = v.count(&count_index_key(s.id))? as i64;
+        if want != got || stored != want {
+            r.problem(format!(
+                "property index {} on {}: {want} indexable values, {got} entries, counter says {stored}",
+                s.id, s.property
             ));
         }
     }

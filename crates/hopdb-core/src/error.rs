@@ -152,6 +152,26 @@ pub enum Error {
         reason: String,
     },
 
+    /// A write, or a new uniqueness constraint, would give two live nodes with the label the
+    /// same value of a property constrained unique (values equal as in Cypher: `1 = 1.0`).
+    #[error(
+        "uniqueness constraint on :{label}({property}) violated: nodes {node} and {existing} would both have {property} = {}",
+        crate::value::literal(.value)
+    )]
+    ConstraintViolation {
+        /// The constraint's label.
+        label: String,
+        /// The constraint's property.
+        property: String,
+        /// The value the two nodes share (boxed: errors stay small).
+        value: Box<crate::value::Value>,
+        /// The node being written (for a new constraint: one of the two holding the value),
+        /// as displayed by [`crate::NodeKey`].
+        node: String,
+        /// The other node that has the value, as displayed by [`crate::NodeKey`].
+        existing: String,
+    },
+
     /// An error from one item of a batch call, with the item's position.
     #[error("item {index} of the batch: {source}")]
     InBatch {
@@ -182,6 +202,8 @@ pub enum ErrorKind {
     Cancelled,
     /// The storage engine or the file system failed.
     Storage,
+    /// A write would break a uniqueness constraint (or existing data breaks a new one).
+    ConstraintViolation,
 }
 
 impl ErrorKind {
@@ -195,6 +217,7 @@ impl ErrorKind {
             ErrorKind::Corruption => "corruption",
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Storage => "storage",
+            ErrorKind::ConstraintViolation => "constraint_violation",
         }
     }
 }
@@ -260,6 +283,7 @@ impl Error {
             | Error::NotAStore { .. }
             | Error::UnsupportedFormat { .. } => ErrorKind::Corruption,
             Error::Storage { .. } | Error::Io { .. } | Error::BulkInterrupted { .. } => ErrorKind::Storage,
+            Error::ConstraintViolation { .. } => ErrorKind::ConstraintViolation,
             Error::InBatch { source, .. } => source.kind(),
         }
     }

@@ -7,13 +7,14 @@ use crate::engine::memory::MemEngine;
 use crate::engine::rocks::RocksEngine;
 use crate::engine::{Cf, Engine, KvRead, Op, StorageStats};
 use crate::error::{corrupt_rec, Error, Result};
+use crate::index::IndexDef;
 use crate::key_index::{Indexed, KeyIndex};
 use crate::model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
 use crate::read::View;
 use crate::records::*;
 use crate::state::{Inner, WriterState};
-use crate::value::{NodeKey, Props};
-use crate::write::WriteTxn;
+use crate::value::{NodeKey, Props, Value};
+use crate::write::{TxnReader, WriteTxn};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -395,6 +396,7 @@ impl Graph {
                 kv: &*snap,
                 cat: &cat,
                 ids: None,
+                learn: false,
                 fresh: None,
             },
             next,
@@ -537,29 +539,106 @@ impl Graph {
 
     fn view(&self) -> ViewGuard<'_> {
         ViewGuard {
-            kv: &*self.inner.engine,
-            cat: self.inner.catalog(),
+            kv: GuardKv::Shared(&*self.inner.engine),
+            cat: GuardCat::Shared(self.inner.catalog()),
             ids: &self.inner.ids,
+            learn: true,
             fresh: Some(&self.inner),
         }
     }
+
+    // ---- property indexes and constraints, each its own transaction ----
+
+    /// Creates the index on (`label`, `property`) and fills it from the existing nodes (see
+    /// [`WriteTxn::create_index`]). False if it already exists.
+    pub fn create_index(&self, label: &str, property: &str) -> Result<bool> {
+        let mut tx = self.write()?;
+        let made = tx.create_index(label, property)?;
+        tx.commit()?;
+        Ok(made)
+    }
+
+    /// Drops the index on (`label`, `property`) (see [`WriteTxn::drop_index`]). False if
+    /// there is none.
+    pub fn drop_index(&self, label: &str, property: &str) -> Result<bool> {
+        let mut tx = self.write()?;
+        let dropped = tx.drop_index(label, property)?;
+        tx.commit()?;
+        Ok(dropped)
+    }
+
+    /// Makes `property` unique among the nodes with `label` (see
+    /// [`WriteTxn::create_unique_constraint`]). False if it already is.
+    pub fn create_unique_constraint(&self, label: &str, property: &str) -> Result<bool> {
+        let mut tx = self.write()?;
+        let made = tx.create_unique_constraint(label, property)?;
+        tx.commit()?;
+        Ok(made)
+    }
+
+    /// Drops the uniqueness constraint on (`label`, `property`) (see
+    /// [`WriteTxn::drop_unique_constraint`]). False if there is none.
+    pub fn drop_unique_constraint(&self, label: &str, property: &str) -> Result<bool> {
+        let mut tx = self.write()?;
+        let dropped = tx.drop_unique_constraint(label, property)?;
+        tx.commit()?;
+        Ok(dropped)
+    }
 }
 
-/// A view plus the catalog it borrows.
+/// A view's store access: shared (the engine or a snapshot) or a write transaction's own
+/// (committed state plus its pending changes).
+enum GuardKv<'a> {
+    Shared(&'a dyn KvRead),
+    Txn(TxnReader<'a>),
+}
+
+/// A view's catalog: shared, or borrowed from a write transaction (its own changes included).
+enum GuardCat<'a> {
+    Shared(Arc<Catalog>),
+    Txn(&'a Catalog),
+}
+
+/// A view plus what it borrows: the state to read and the catalog to read it with.
 #[doc(hidden)]
 pub struct ViewGuard<'a> {
-    kv: &'a dyn KvRead,
-    cat: Arc<Catalog>,
+    kv: GuardKv<'a>,
+    cat: GuardCat<'a>,
     ids: &'a KeyIndex,
+    learn: bool,
     fresh: Option<&'a Inner>,
 }
 
-impl ViewGuard<'_> {
+impl<'a> ViewGuard<'a> {
+    /// The view of a write transaction: its reader and catalog. The key index is consulted
+    /// (a committed mapping never changes) but not filled, since the transaction's reads see
+    /// mappings that may never commit.
+    pub(crate) fn txn(kv: TxnReader<'a>, cat: &'a Catalog, ids: &'a KeyIndex) -> Self {
+        ViewGuard {
+            kv: GuardKv::Txn(kv),
+            cat: GuardCat::Txn(cat),
+            ids,
+            learn: false,
+            fresh: None,
+        }
+    }
+
+    pub(crate) fn cat(&self) -> &Catalog {
+        match &self.cat {
+            GuardCat::Shared(c) => c,
+            GuardCat::Txn(c) => c,
+        }
+    }
+
     pub(crate) fn v(&self) -> View<'_> {
         View {
-            kv: self.kv,
-            cat: &self.cat,
+            kv: match &self.kv {
+                GuardKv::Shared(kv) => *kv,
+                GuardKv::Txn(r) => r,
+            },
+            cat: self.cat(),
             ids: Some(self.ids),
+            learn: self.learn,
             fresh: self.fresh,
         }
     }
@@ -567,7 +646,7 @@ impl ViewGuard<'_> {
 
 macro_rules! delegate_view {
     ($self:ident) => {
-        $self.view_guard().v()
+        $self.view_guard()?.v()
     };
 }
 
@@ -580,10 +659,11 @@ pub struct ReadTxn {
     g: Arc<Inner>,
 }
 
-/// Read operations, on the latest state ([`Graph`]) or a snapshot ([`ReadTxn`]).
+/// Read operations, on the latest state ([`Graph`]), a snapshot ([`ReadTxn`]) or a write
+/// transaction ([`WriteTxn`]: the committed state plus the transaction's own changes).
 pub trait GraphRead {
     #[doc(hidden)]
-    fn view_guard(&self) -> ViewGuard<'_>;
+    fn view_guard(&self) -> Result<ViewGuard<'_>>;
 
     /// The node with this key, if it exists.
     fn node(&self, key: &NodeKey) -> Result<Option<Node>> {
@@ -640,8 +720,8 @@ pub trait GraphRead {
     }
     /// Number of nodes carrying `label`.
     fn label_count(&self, label: &str) -> Result<u64> {
-        let g = self.view_guard();
-        match g.cat.label_id(label) {
+        let g = self.view_guard()?;
+        match g.cat().label_id(label) {
             Some(l) => g.v().count(&count_label_key(l)),
             None => Ok(0),
         }
@@ -658,16 +738,61 @@ pub trait GraphRead {
     fn nodes_with_label(&self, label: &str, limit: Option<usize>) -> Result<Vec<NodeKey>> {
         delegate_view!(self).nodes_with_label(label, limit)
     }
+    /// Visits the live nodes in id order, all of them or those with `label`, until `f`
+    /// returns false. Nodes are read in chunks and no read is in progress while `f` runs,
+    /// so `f` may read the store too. On a [`Graph`] it reads one snapshot taken at the call.
+    fn for_each_node(&self, label: Option<&str>, f: &mut dyn FnMut(Node) -> bool) -> Result<()> {
+        delegate_view!(self).for_each_node(label, f)
+    }
+
+    // ---- internal ids ----
+
+    /// The internal id of the live node with this key: dense, assigned when the key is
+    /// first created, kept while the node lives (and when it is re-created after a delete),
+    /// never given to another key (decision 0002). Cypher's `id(n)`.
+    fn node_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
+        delegate_view!(self).live_id(key)
+    }
+    /// The key of the live node with internal id `id`.
+    fn node_key(&self, id: NodeId) -> Result<Option<NodeKey>> {
+        delegate_view!(self).node_key(id)
+    }
+    /// The live node with internal id `id`.
+    fn node_by_id(&self, id: NodeId) -> Result<Option<Node>> {
+        delegate_view!(self).node_by_id(id)
+    }
+
+    // ---- property indexes ----
+
+    /// The property indexes, uniqueness constraints' included (`unique`), sorted by label
+    /// and property.
+    fn indexes(&self) -> Result<Vec<IndexDef>> {
+        delegate_view!(self).indexes()
+    }
+    /// Keys of the live nodes with `label` whose `property` equals `value`, in id order (at
+    /// most `limit`), from the index on (label, property): one seek and a scan of the
+    /// matches. `None` when no such index exists. Equality is Cypher's: `Int(1)` finds
+    /// `Float(1.0)`, lists and maps compare element by element, and null or NaN (or a list
+    /// or map holding one) finds nothing.
+    fn nodes_by_property(
+        &self,
+        label: &str,
+        property: &str,
+        value: &Value,
+        limit: Option<usize>,
+    ) -> Result<Option<Vec<NodeKey>>> {
+        delegate_view!(self).nodes_by_property(label, property, value, limit)
+    }
 
     // ---- batch forms (LightRAG's batch calls) ----
 
     /// Nodes for many keys; `None` where absent.
     fn nodes_batch(&self, keys: &[NodeKey]) -> Result<Vec<Option<Node>>> {
-        self.view_guard().v().nodes(keys)
+        delegate_view!(self).nodes(keys)
     }
     /// Degrees for many keys; `None` where the node is absent.
     fn degrees_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
-        self.view_guard().v().degrees(keys, dir, ty)
+        delegate_view!(self).degrees(keys, dir, ty)
     }
     /// Edge lists for many keys; `None` where the node is absent.
     fn edges_batch(
@@ -677,7 +802,7 @@ pub trait GraphRead {
         ty: Option<&str>,
         limit: Option<usize>,
     ) -> Result<Vec<Option<Vec<Edge>>>> {
-        let g = self.view_guard();
+        let g = self.view_guard()?;
         let v = g.v();
         v.warm_ids(keys)?;
         keys.iter()
@@ -691,7 +816,7 @@ pub trait GraphRead {
         ty: Option<&str>,
         either_direction: bool,
     ) -> Result<Vec<Option<Edge>>> {
-        self.view_guard().v().find_edges(pairs, ty, either_direction)
+        delegate_view!(self).find_edges(pairs, ty, either_direction)
     }
 }
 
@@ -704,8 +829,22 @@ fn absent_as_none<T>(r: Result<T>) -> Result<Option<T>> {
 }
 
 impl GraphRead for Graph {
-    fn view_guard(&self) -> ViewGuard<'_> {
-        self.view()
+    fn view_guard(&self) -> Result<ViewGuard<'_>> {
+        Ok(self.view())
+    }
+    // Scans and index lookups run on one snapshot: a scan sees one state, and an index
+    // entry never outlives the node it names.
+    fn for_each_node(&self, label: Option<&str>, f: &mut dyn FnMut(Node) -> bool) -> Result<()> {
+        self.read().for_each_node(label, f)
+    }
+    fn nodes_by_property(
+        &self,
+        label: &str,
+        property: &str,
+        value: &Value,
+        limit: Option<usize>,
+    ) -> Result<Option<Vec<NodeKey>>> {
+        self.read().nodes_by_property(label, property, value, limit)
     }
     // Batch reads on the latest state run on one snapshot, so they see one state.
     fn nodes_batch(&self, keys: &[NodeKey]) -> Result<Vec<Option<Node>>> {
@@ -734,14 +873,15 @@ impl GraphRead for Graph {
 }
 
 impl GraphRead for ReadTxn {
-    fn view_guard(&self) -> ViewGuard<'_> {
+    fn view_guard(&self) -> Result<ViewGuard<'_>> {
         // The catalog was read after the snapshot was taken, so it knows all of its data.
-        ViewGuard {
-            kv: &*self.kv,
-            cat: self.cat.clone(),
+        Ok(ViewGuard {
+            kv: GuardKv::Shared(&*self.kv),
+            cat: GuardCat::Shared(self.cat.clone()),
             ids: &self.g.ids,
+            learn: true,
             fresh: None,
-        }
+        })
     }
 }
 
@@ -784,6 +924,7 @@ impl Iterator for NodeScan {
                 kv: &*self.kv,
                 cat: &self.cat,
                 ids: None,
+                learn: false,
                 fresh: None,
             };
             let (chunk, mut last) = (self.chunk, None);

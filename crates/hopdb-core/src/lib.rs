@@ -3,7 +3,10 @@
 //! Nodes have a unique user key ([`NodeKey`]: string or i64), labels and properties; edges
 //! are typed, directed (or of an undirected type), with properties and an optional weight.
 //! Every operation is in [`Graph`] (writes, maintenance), [`GraphRead`] (reads, on the latest
-//! state or a [`ReadTxn`] snapshot) and [`WriteTxn`] (atomic multi-operation writes).
+//! state, a [`ReadTxn`] snapshot, or a [`WriteTxn`] with its own changes) and [`WriteTxn`]
+//! (atomic multi-operation writes). Property indexes and uniqueness constraints on
+//! (label, property) are kept by the store ([`WriteTxn::create_index`],
+//! [`GraphRead::nodes_by_property`]).
 //!
 //! Storage layout, id scheme and format version are recorded in `docs/decisions/`.
 
@@ -19,6 +22,7 @@ mod counters;
 mod engine;
 mod error;
 mod graph;
+mod index;
 mod key_index;
 mod model;
 mod parallel;
@@ -37,6 +41,7 @@ pub use config::{AccessMode, Compression, Config, Durability, MissingEndpoints};
 pub use engine::StorageStats;
 pub use error::{Error, ErrorKind, Result};
 pub use graph::{BackupReport, Graph, GraphRead, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
+pub use index::IndexDef;
 pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
 pub use parallel::split_batch;
 pub use records::NodeId;

@@ -1,14 +1,16 @@
 //! Read operations, written once over any [`KvRead`]: the latest state, a snapshot, or a
-//! write transaction's own view. [`GraphRead`] exposes them on `Graph` and `ReadTxn`.
+//! write transaction's own view. [`crate::GraphRead`] exposes them on `Graph`, `ReadTxn` and
+//! `WriteTxn`.
 
 use crate::catalog::{Catalog, EdgeType};
 use crate::counters::{decode_count, Deg, DegSet};
 use crate::engine::{Cf, KvRead};
 use crate::error::{corrupt_rec, Error, Result};
+use crate::index::{def_key, holders, parse_def, IndexDef, IndexSpec, Probe};
 use crate::key_index::KeyIndex;
 use crate::model::{Degree, Direction, Edge, Node};
 use crate::records::*;
-use crate::value::NodeKey;
+use crate::value::{NodeKey, Value};
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -28,6 +30,9 @@ pub(crate) struct View<'a> {
     pub kv: &'a dyn KvRead,
     pub cat: &'a Catalog,
     pub ids: Option<&'a KeyIndex>,
+    /// Whether ids read from the store go into `ids`. False for a write transaction's view,
+    /// whose reads see key mappings that are not committed (and may never be).
+    pub learn: bool,
     /// For reads of the latest state: the store, whose current catalog knows every type and
     /// label of data committed after `cat` was taken (writers publish them first).
     pub fresh: Option<&'a crate::state::Inner>,
@@ -48,7 +53,7 @@ impl View<'_> {
     /// Parses a key mapping read from the store and puts it in the id cache.
     fn remember_id(&self, key: &NodeKey, mapping: &[u8]) -> Result<NodeId> {
         let (id, _) = parse_key_value(mapping).ok_or_else(|| corrupt_rec("key mapping"))?;
-        if let Some(c) = self.ids {
+        if let Some(c) = self.ids.filter(|_| self.learn) {
             c.insert(key, id);
         }
         Ok(id)
@@ -96,7 +101,7 @@ impl View<'_> {
     /// Resolves many keys into the id cache in one batched read, so the per-key reads of a
     /// batch call that follow find their ids there (nothing to do without a cache).
     pub(crate) fn warm_ids(&self, keys: &[NodeKey]) -> Result<()> {
-        if self.ids.is_some() && keys.len() > 1 {
+        if self.ids.is_some() && self.learn && keys.len() > 1 {
             self.node_ids(keys)?;
         }
         Ok(())
@@ -148,6 +153,163 @@ impl View<'_> {
             Some(id) => self.node_live(id),
             None => Ok(false),
         }
+    }
+
+    /// The id of the live node with this key.
+    pub(crate) fn live_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
+        match self.node_id(key)? {
+            Some(id) if self.node_live(id)? => Ok(Some(id)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The key of the live node `id`.
+    pub(crate) fn node_key(&self, id: NodeId) -> Result<Option<NodeKey>> {
+        self.kv
+            .get(Cf::Nodes, &id_bytes(id))?
+            .map(|v| NodeRec::decode_key(&v))
+            .transpose()
+    }
+
+    /// The live node `id`.
+    pub(crate) fn node_by_id(&self, id: NodeId) -> Result<Option<Node>> {
+        Ok(self.node_rec(id)?.map(|r| self.to_node(r)))
+    }
+
+    /// Visits the live nodes (with `label`, or all) in id order until `f` returns false,
+    /// reading them in chunks: no read is in progress while `f` runs.
+    pub(crate) fn for_each_node(&self, label: Option<&str>, f: &mut dyn FnMut(Node) -> bool) -> Result<()> {
+        const CHUNK: usize = 256;
+        let label = match label {
+            None => None,
+            Some(name) => match self.cat.label_id(name) {
+                Some(l) => Some(l),
+                None => return Ok(()),
+            },
+        };
+        let mut from: NodeId = 0;
+        loop {
+            let mut recs = Vec::with_capacity(CHUNK);
+            match label {
+                None => self.scan_nodes(from, &mut |id, rec| {
+                    recs.push((id, rec));
+                    recs.len() < CHUNK
+                })?,
+                Some(l) => {
+                    let mut ids = Vec::with_capacity(CHUNK);
+                    let p = l.to_be_bytes();
+                    let mut bad = false;
+                    self.kv.scan(Cf::Labels, &p, &label_key(l, from), &mut |k, _| {
+                        match k.get(4..).and_then(parse_id) {
+                            Some(id) => ids.push(Some(id)),
+                            None => bad = true,
+                        }
+                        !bad && ids.len() < CHUNK
+                    })?;
+                    if bad {
+                        return Err(corrupt_rec("label index entry"));
+                    }
+                    for (id, v) in ids.iter().zip(self.node_values(&ids)?) {
+                        let v = v.ok_or_else(|| corrupt_rec("label index entry of a missing node"))?;
+                        recs.push((id.unwrap_or_default(), NodeRec::decode(&v)?));
+                    }
+                }
+            }
+            let Some(&(last, _)) = recs.last() else { return Ok(()) };
+            let full = recs.len() == CHUNK;
+            for (_, rec) in recs {
+                if !f(self.to_node(rec)) {
+                    return Ok(());
+                }
+            }
+            if !full {
+                return Ok(());
+            }
+            from = last + 1;
+        }
+    }
+
+    /// The index definitions this view's data holds (read from `meta`, not the catalog, so
+    /// a snapshot never lists an index whose entries it does not have).
+    pub(crate) fn index_specs(&self) -> Result<Vec<IndexSpec>> {
+        let mut out = Vec::new();
+        let mut bad = false;
+        self.kv.scan(
+            Cf::Meta,
+            META_INDEX_PREFIX,
+            META_INDEX_PREFIX,
+            &mut |k, v| match parse_def(k, v) {
+                Some(s) => {
+                    out.push(s);
+                    true
+                }
+                None => {
+                    bad = true;
+                    false
+                }
+            },
+        )?;
+        if bad {
+            return Err(corrupt_rec("property index definition"));
+        }
+        Ok(out)
+    }
+
+    /// The property indexes, sorted by label and property.
+    pub(crate) fn indexes(&self) -> Result<Vec<IndexDef>> {
+        let mut out = Vec::new();
+        for s in self.index_specs()? {
+            let label = self
+                .label_name(s.label)
+                .ok_or_else(|| corrupt_rec("property index of an unknown label"))?;
+            out.push(IndexDef {
+                label,
+                property: s.property.to_string(),
+                unique: s.unique,
+                entries: self.count(&count_index_key(s.id))?,
+            });
+        }
+        out.sort_by(|a, b| (&a.label, &a.property).cmp(&(&b.label, &b.property)));
+        Ok(out)
+    }
+
+    /// The definition of the index on (label, property) in this view's data.
+    pub(crate) fn index_spec(&self, label: &str, property: &str) -> Result<Option<IndexSpec>> {
+        let Some(l) = self.lookup(|c| c.label_id(label)) else {
+            return Ok(None);
+        };
+        match self.kv.get(Cf::Meta, &def_key(l, property))? {
+            None => Ok(None),
+            Some(v) => parse_def(&def_key(l, property), &v)
+                .map(Some)
+                .ok_or_else(|| corrupt_rec("property index definition")),
+        }
+    }
+
+    /// Keys of the live nodes with `label` whose `property` equals `value` (as in Cypher), in
+    /// id order, through the index on (label, property); `None` when there is no such index.
+    pub(crate) fn nodes_by_property(
+        &self,
+        label: &str,
+        property: &str,
+        value: &Value,
+        limit: Option<usize>,
+    ) -> Result<Option<Vec<NodeKey>>> {
+        let Some(spec) = self.index_spec(label, property)? else {
+            return Ok(None);
+        };
+        let Some(probe) = Probe::of(value) else {
+            return Ok(Some(Vec::new()));
+        };
+        let ids: Vec<Option<NodeId>> = holders(self.kv, &spec, &probe, limit.unwrap_or(usize::MAX))?
+            .into_iter()
+            .map(Some)
+            .collect();
+        self.node_values(&ids)?
+            .into_iter()
+            .map(|v| NodeRec::decode_key(&v.ok_or_else(|| corrupt_rec("property index entry of a missing node"))?))
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
     }
 
     fn type_filter(&self, ty: Option<&str>) -> Result<Option<Option<&EdgeType>>> {

@@ -109,6 +109,12 @@ pub(crate) fn count_type_key(ty: TypeId) -> Vec<u8> {
     k.extend_from_slice(&ty.to_be_bytes());
     k
 }
+/// Entries of property index `index` (decision 0017).
+pub(crate) fn count_index_key(index: u32) -> Vec<u8> {
+    let mut k = b"i".to_vec();
+    k.extend_from_slice(&index.to_be_bytes());
+    k
+}
 
 // ---- meta ----
 pub(crate) const META_FORMAT: &[u8] = b"format_version";
@@ -116,6 +122,8 @@ pub(crate) const META_NEXT_NODE: &[u8] = b"next_node_id";
 pub(crate) const META_NEXT_EDGE: &[u8] = b"next_edge_id";
 pub(crate) const META_TYPE_PREFIX: &[u8] = b"type\0";
 pub(crate) const META_LABEL_PREFIX: &[u8] = b"label\0";
+/// Property index definitions: `index\0 label(4 BE) property` -> `id(4 BE) flags(1)`.
+pub(crate) const META_INDEX_PREFIX: &[u8] = b"index\0";
 
 // ---- node records ----
 

@@ -60,14 +60,9 @@ impl ReadTxn {
         self.exact
     }
 
-    /// The live node's id for `key`.
+    /// The live node's id for `key` ([`GraphRead::node_id`], callable without the trait).
     pub fn node_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
-        let g = self.view_guard();
-        let v = g.v();
-        match v.node_id(key)? {
-            Some(id) if v.kv.get(Cf::Nodes, &crate::records::id_bytes(id))?.is_some() => Ok(Some(id)),
-            _ => Ok(None),
-        }
+        GraphRead::node_id(self, key)
     }
 
     /// [`ReadTxn::node_id`] for many keys, in two batched reads.
@@ -80,19 +75,19 @@ impl ReadTxn {
     /// The ids many keys map to, live or not, in one batched read of the key index (no
     /// node record read).
     pub fn mapped_ids(&self, keys: &[NodeKey]) -> Result<Vec<Option<NodeId>>> {
-        self.view_guard().v().node_ids(keys)
+        self.view_guard()?.v().node_ids(keys)
     }
 
     /// Whether each id is a live node (`None`: false), in one batched read of the records of
     /// the ids given.
     pub fn live(&self, ids: &[Option<NodeId>]) -> Result<Vec<bool>> {
-        let recs = self.view_guard().v().node_values(ids)?;
+        let recs = self.view_guard()?.v().node_values(ids)?;
         Ok(recs.iter().map(Option::is_some).collect())
     }
 
     /// The id `key` maps to, live or not (ids are never reused: decision 0002).
     pub fn mapped_id(&self, key: &NodeKey) -> Result<Option<NodeId>> {
-        self.view_guard().v().node_id(key)
+        self.view_guard()?.v().node_id(key)
     }
 
     /// The key of the live node `id`.
@@ -147,7 +142,7 @@ impl ReadTxn {
         types: &TypeFilter,
         f: &mut dyn FnMut(usize, &Adjacent<'_>) -> bool,
     ) -> Result<()> {
-        let g = self.view_guard();
+        let g = self.view_guard()?;
         let v = g.v();
         let mut visit = |i: usize, side: Side, a: &AdjKey, rec: &[u8]| {
             f(

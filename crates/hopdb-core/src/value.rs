@@ -174,6 +174,62 @@ impl NodeKey {
     }
 }
 
+/// `v` written as a Cypher literal, for messages: `null`, `true`, `42`, `1.5`, `"text"`,
+/// `[1, 2]`, `{a: 1}` (bytes as `bytes(3)`, long strings and lists shortened).
+pub(crate) fn literal(v: &Value) -> String {
+    fn go(out: &mut String, v: &Value) {
+        use std::fmt::Write;
+        match v {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Int(i) => {
+                let _ = write!(out, "{i}");
+            }
+            Value::Float(f) => {
+                let _ = write!(out, "{f:?}");
+            }
+            Value::Str(s) if s.chars().count() > 80 => {
+                let head: String = s.chars().take(80).collect();
+                let _ = write!(out, "{head:?}...");
+            }
+            Value::Str(s) => {
+                let _ = write!(out, "{s:?}");
+            }
+            Value::Bytes(b) => {
+                let _ = write!(out, "bytes({})", b.len());
+            }
+            Value::List(l) => {
+                out.push('[');
+                for (i, x) in l.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    if i == 16 {
+                        out.push_str("...");
+                        break;
+                    }
+                    go(out, x);
+                }
+                out.push(']');
+            }
+            Value::Map(m) => {
+                out.push('{');
+                for (i, (k, x)) in m.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(out, "{k}: ");
+                    go(out, x);
+                }
+                out.push('}');
+            }
+        }
+    }
+    let mut out = String::new();
+    go(&mut out, v);
+    out
+}
+
 pub(crate) fn validate_name(what: &'static str, name: &str) -> Result<()> {
     if name.is_empty() {
         return Err(Error::invalid(what, "must not be empty"));
@@ -262,17 +318,17 @@ pub(crate) fn put_len_prefixed(out: &mut Vec<u8>, b: &[u8]) {
 
 // ---- values ----
 
-const T_NULL: u8 = 0;
-const T_FALSE: u8 = 1;
-const T_TRUE: u8 = 2;
-const T_INT: u8 = 3;
-const T_FLOAT: u8 = 4;
-const T_STR: u8 = 5;
-const T_BYTES: u8 = 6;
-const T_LIST: u8 = 7;
-const T_MAP: u8 = 8;
+pub(crate) const T_NULL: u8 = 0;
+pub(crate) const T_FALSE: u8 = 1;
+pub(crate) const T_TRUE: u8 = 2;
+pub(crate) const T_INT: u8 = 3;
+pub(crate) const T_FLOAT: u8 = 4;
+pub(crate) const T_STR: u8 = 5;
+pub(crate) const T_BYTES: u8 = 6;
+pub(crate) const T_LIST: u8 = 7;
+pub(crate) const T_MAP: u8 = 8;
 
-fn zigzag(i: i64) -> u64 {
+pub(crate) fn zigzag(i: i64) -> u64 {
     ((i << 1) ^ (i >> 63)) as u64
 }
 fn unzigzag(u: u64) -> i64 {
@@ -319,7 +375,7 @@ pub(crate) fn encode_props(out: &mut Vec<u8>, p: &Props) -> Result<()> {
     Ok(())
 }
 
-fn encode_value(out: &mut Vec<u8>, v: &Value) {
+pub(crate) fn encode_value(out: &mut Vec<u8>, v: &Value) {
     match v {
         Value::Null => out.push(T_NULL),
         Value::Bool(false) => out.push(T_FALSE),

@@ -2,13 +2,18 @@
 //!
 //! A transaction collects its changes in an overlay and commits them as one RocksDB write
 //! batch. Nothing it did is visible to anyone, cached, or persisted until `commit` returns
-//! Ok; dropping it (or any error inside it) discards everything.
+//! Ok; dropping it (or any error inside it) discards everything. Every read of
+//! [`crate::GraphRead`] works on a transaction too, and sees the committed state plus the
+//! transaction's own changes (`TxnReader`). Property index entries and uniqueness
+//! constraints (decision 0017) are kept by the same write paths that write node records.
 
 use crate::catalog::{label_op, type_op, Catalog, EdgeType, EdgeTypeOptions};
 use crate::config::MissingEndpoints;
 use crate::counters::{Deg, DegSet};
 use crate::engine::{Cf, Engine, KvRead, Op};
 use crate::error::{corrupt_rec, Error, Result};
+use crate::graph::{GraphRead, ViewGuard};
+use crate::index::{def_entry, def_key, entries_of, entry_key, holders, is_hashed, parse_entry, IndexSpec, Probe};
 use crate::model::WriteMode;
 use crate::records::*;
 use crate::state::{Inner, WriterState};
@@ -38,7 +43,7 @@ impl Pending {
 }
 
 /// The store as this transaction sees it: committed state plus its own changes.
-struct TxnReader<'a> {
+pub(crate) struct TxnReader<'a> {
     engine: &'a dyn Engine,
     p: &'a Pending,
     /// Committed values read ahead in bulk (see `WriteTxn::prefetch`).
@@ -105,7 +110,10 @@ impl KvRead for TxnReader<'_> {
         if overlay.is_empty() && !deg_touched {
             return self.engine.scan(cf, prefix, start, f);
         }
-        // Merge committed entries with this transaction's changes.
+        if !deg_touched {
+            return self.merge_scan(cf, prefix, start, overlay, f);
+        }
+        // Degree counters: merge committed values with pending deltas, in memory.
         let mut merged = BTreeMap::new();
         self.engine.scan(cf, prefix, start, &mut |k, v| {
             merged.insert(k.to_vec(), v.to_vec());
@@ -135,10 +143,91 @@ impl KvRead for TxnReader<'_> {
         }
         Ok(())
     }
+
+    fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
+        if matches!(cf, Cf::Deg | Cf::Counts) {
+            return keys.iter().map(|k| self.get(cf, k)).collect();
+        }
+        // Pending and read-ahead values first; the rest in one batched read, in the order given.
+        let i = cf as usize;
+        let mut out = vec![None; keys.len()];
+        let (mut miss, mut at) = (Vec::new(), Vec::new());
+        for (j, k) in keys.iter().enumerate() {
+            match self.p.kv[i].get(k).or_else(|| self.pre[i].get(k)) {
+                Some(v) => out[j] = v.clone(),
+                None => {
+                    miss.push(k.clone());
+                    at.push(j);
+                }
+            }
+        }
+        if !miss.is_empty() {
+            for (j, v) in at.into_iter().zip(self.engine.multi_get(cf, &miss)?) {
+                out[j] = v;
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl TxnReader<'_> {
+    /// A scan of committed entries merged, as they stream, with the pending changes in
+    /// `overlay` (ascending, all under `prefix` from `start` on): memory stays O(changes).
+    fn merge_scan(
+        &self,
+        cf: Cf,
+        prefix: &[u8],
+        start: &[u8],
+        overlay: Vec<(&Vec<u8>, &Option<Vec<u8>>)>,
+        f: &mut dyn FnMut(&[u8], &[u8]) -> bool,
+    ) -> Result<()> {
+        let mut pending = overlay.into_iter().peekable();
+        let mut stopped = false;
+        self.engine.scan(cf, prefix, start, &mut |k, v| {
+            // Pending entries before this committed one (new keys, or deletes to skip).
+            while let Some((pk, pv)) = pending.next_if(|(pk, _)| pk.as_slice() < k) {
+                if let Some(pv) = pv {
+                    if !f(pk, pv) {
+                        stopped = true;
+                        return false;
+                    }
+                }
+            }
+            let go = match pending.next_if(|(pk, _)| pk.as_slice() == k) {
+                Some((_, Some(pv))) => f(k, pv),
+                Some((_, None)) => true,
+                None => f(k, v),
+            };
+            stopped = !go;
+            go
+        })?;
+        if !stopped {
+            for (pk, pv) in pending {
+                if let Some(pv) = pv {
+                    if !f(pk, pv) {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What a read or write after a failed operation gets.
+fn aborted(what: &str) -> Error {
+    Error::invalid(
+        "write transaction",
+        format!("an earlier operation failed; the transaction is aborted and can only be dropped ({what})"),
+    )
 }
 
 /// An atomic write transaction. Obtain one with [`crate::Graph::write`]; it holds the store's
 /// single writer lock until committed or dropped.
+///
+/// It is also a [`GraphRead`]: reads through it see the committed state plus its own pending
+/// changes (read-your-writes). After an operation fails, the transaction is aborted: later
+/// operations and reads fail, and only dropping it remains.
 ///
 /// ```
 /// use hopdb_core::{Graph, GraphRead, Props, WriteMode};
@@ -200,10 +289,7 @@ impl<'g> WriteTxn<'g> {
     /// Runs one operation; any error aborts the whole transaction.
     fn run<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
         if self.poisoned {
-            return Err(Error::invalid(
-                "write transaction",
-                "an earlier operation failed; the transaction is aborted and can only be dropped",
-            ));
+            return Err(aborted("writing"));
         }
         let r = f(self);
         if r.is_err() {
@@ -212,7 +298,7 @@ impl<'g> WriteTxn<'g> {
         r
     }
 
-    fn reader(&self) -> TxnReader<'_> {
+    pub(crate) fn reader(&self) -> TxnReader<'_> {
         TxnReader {
             engine: &*self.g.engine,
             p: &self.p,
@@ -505,7 +591,315 @@ impl<'g> WriteTxn<'g> {
         }
         let rec = NodeRec { key, labels, props };
         let enc = rec.encode()?;
+        self.reindex(id, old.as_ref(), Some(&rec))?;
         self.put(Cf::Nodes, &id_bytes(id), enc);
+        Ok(())
+    }
+
+    /// Creates a node with a key the store chooses and returns the key: `NodeKey::Int(n)`
+    /// for the smallest `n` at or above the next internal node id that is not the key of a
+    /// live node (committed or created in this transaction). A store whose keys all came
+    /// from `create_node` therefore has `key == Int(id)` for every node; integer keys the
+    /// user chose are skipped, never overwritten. (A deleted node's key can be chosen again,
+    /// which brings back that key's old id, decision 0002.)
+    pub fn create_node(&mut self, labels: &[&str], props: Props) -> Result<NodeKey> {
+        self.run(|tx| {
+            let mut n = tx.next_node;
+            loop {
+                let i = i64::try_from(n).map_err(|_| Error::invalid("node key", "no free integer key is left"))?;
+                let key = NodeKey::Int(i);
+                let taken = match tx.resolve(&key)? {
+                    Some(id) => tx.is_live(&key, id)?,
+                    None => false,
+                };
+                if !taken {
+                    tx.upsert_node_inner(key.clone(), labels, props, WriteMode::Replace)?;
+                    return Ok(key);
+                }
+                n += 1;
+            }
+        })
+    }
+
+    // ---- property indexes and uniqueness constraints (decision 0017) ----
+
+    /// Moves node `id`'s property index entries from those of `old` to those of `new` (either
+    /// absent), checking uniqueness constraints for the values it gains.
+    fn reindex(&mut self, id: NodeId, old: Option<&NodeRec>, new: Option<&NodeRec>) -> Result<()> {
+        if !self.cat().has_indexes() {
+            return Ok(());
+        }
+        let entries = |tx: &Self, rec: Option<&NodeRec>| -> Vec<(IndexSpec, Probe)> {
+            rec.map(|r| {
+                entries_of(tx.cat(), r)
+                    .into_iter()
+                    .map(|(s, p)| (s.clone(), p))
+                    .collect()
+            })
+            .unwrap_or_default()
+        };
+        let (before, after) = (entries(self, old), entries(self, new));
+        let kept = |list: &[(IndexSpec, Probe)], s: &IndexSpec, p: &Probe| {
+            list.iter().any(|(s2, p2)| s2.id == s.id && p2 == p)
+        };
+        for (s, p) in before.iter().filter(|(s, p)| !kept(&after, s, p)) {
+            self.delete(Cf::PropIndex, &entry_key(s.id, &p.part, id));
+            self.count(&count_index_key(s.id), -1);
+        }
+        for (s, p) in after.iter().filter(|(s, p)| !kept(&before, s, p)) {
+            if let (true, Some(rec)) = (s.unique, new) {
+                self.check_unique(s, p, id, rec)?;
+            }
+            self.put(Cf::PropIndex, &entry_key(s.id, &p.part, id), Vec::new());
+            self.count(&count_index_key(s.id), 1);
+        }
+        Ok(())
+    }
+
+    /// Fails if a live node other than `id` holds `probe` in the unique index `spec`.
+    fn check_unique(&self, spec: &IndexSpec, probe: &Probe, id: NodeId, rec: &NodeRec) -> Result<()> {
+        let other = holders(&self.reader(), spec, probe, 2)?.into_iter().find(|&n| n != id);
+        match other {
+            None => Ok(()),
+            Some(other) => Err(self.violation(spec, rec, other)),
+        }
+    }
+
+    /// The error for node `rec` sharing its value of `spec`'s property with node `other`.
+    fn violation(&self, spec: &IndexSpec, rec: &NodeRec, other: NodeId) -> Error {
+        let existing = match self.node_rec(other) {
+            Ok(Some(r)) => r.key.to_string(),
+            _ => format!("with id {other}"),
+        };
+        Error::ConstraintViolation {
+            label: self
+                .cat()
+                .label_name(spec.label)
+                .map_or_else(|| format!("label {}", spec.label), |n| n.to_string()),
+            property: spec.property.to_string(),
+            value: Box::new(
+                rec.props
+                    .get(&*spec.property)
+                    .cloned()
+                    .unwrap_or(crate::value::Value::Null),
+            ),
+            node: rec.key.to_string(),
+            existing,
+        }
+    }
+
+    /// The index on (label, property), if any (without creating the label).
+    fn find_index(&self, label: &str, property: &str) -> Option<IndexSpec> {
+        let l = self.cat().label_id(label)?;
+        self.cat().index(l, property).cloned()
+    }
+
+    /// Writes an index definition and puts it in this transaction's catalog.
+    fn set_index(&mut self, spec: IndexSpec) {
+        let (k, v) = def_entry(&spec);
+        self.put(Cf::Meta, &k, v);
+        self.cat_mut().add_index(spec);
+    }
+
+    /// Creates the index on (`label`, `property`) and fills it from the nodes that carry the
+    /// label (as this transaction sees them), in this transaction. Returns false if the index
+    /// already exists (a uniqueness constraint's included). From then on every write keeps
+    /// it: [`GraphRead::nodes_by_property`] answers from it. The label is created if new.
+    pub fn create_index(&mut self, label: &str, property: &str) -> Result<bool> {
+        self.run(|tx| tx.create_index_inner(label, property, false))
+    }
+
+    /// Makes `property` unique among the live nodes with `label`: a later write giving a
+    /// second such node an equal value (Cypher equality: `1` equals `1.0`; null and NaN are
+    /// never equal, so never conflict) fails with [`Error::ConstraintViolation`] and aborts
+    /// the transaction. Each operation is checked against the state the transaction sees when
+    /// it runs. Uses the index on (label, property), created (and filled) if missing; fails
+    /// with `ConstraintViolation`, naming the value and two nodes holding it, if existing
+    /// nodes already break it. Returns false if the constraint already exists.
+    pub fn create_unique_constraint(&mut self, label: &str, property: &str) -> Result<bool> {
+        self.run(|tx| tx.create_index_inner(label, property, true))
+    }
+
+    fn create_index_inner(&mut self, label: &str, property: &str, unique: bool) -> Result<bool> {
+        validate_name("property name", property)?;
+        let l = self.label_id(label)?;
+        if let Some(old) = self.cat().index(l, property).cloned() {
+            if !unique || old.unique {
+                return Ok(false);
+            }
+            let spec = IndexSpec { unique: true, ..old };
+            self.check_index_unique(&spec)?;
+            self.set_index(spec);
+            return Ok(true);
+        }
+        let spec = IndexSpec {
+            id: self.cat().next_index_id(),
+            label: l,
+            property: property.into(),
+            unique,
+            declared: !unique,
+        };
+        self.set_index(spec.clone());
+        self.backfill(&spec)?;
+        if unique {
+            self.check_index_unique(&spec)?;
+        }
+        Ok(true)
+    }
+
+    /// Adds the entries of every node with the index's label, as this transaction sees them.
+    fn backfill(&mut self, spec: &IndexSpec) -> Result<()> {
+        const CHUNK: usize = 1024;
+        let p = spec.label.to_be_bytes();
+        let mut ids = Vec::new();
+        let mut bad = false;
+        self.reader().scan(Cf::Labels, &p, &p, &mut |k, _| {
+            match k.get(4..).and_then(parse_id) {
+                Some(id) => ids.push(id),
+                None => bad = true,
+            }
+            !bad
+        })?;
+        if bad {
+            return Err(corrupt_rec("label index entry"));
+        }
+        let mut entries = Vec::new();
+        for chunk in ids.chunks(CHUNK) {
+            let keys: Vec<Vec<u8>> = chunk.iter().map(|id| id_bytes(*id).to_vec()).collect();
+            for (id, v) in chunk.iter().zip(self.reader().multi_get(Cf::Nodes, &keys)?) {
+                let v = v.ok_or_else(|| corrupt_rec("label index entry of a missing node"))?;
+                let rec = NodeRec::decode(&v)?;
+                if let Some(p) = rec.props.get(&*spec.property).and_then(Probe::of) {
+                    entries.push(entry_key(spec.id, &p.part, *id));
+                }
+            }
+        }
+        self.count(&count_index_key(spec.id), entries.len() as i64);
+        for e in entries {
+            self.put(Cf::PropIndex, &e, Vec::new());
+        }
+        Ok(())
+    }
+
+    /// Fails with [`Error::ConstraintViolation`] if two entries of `spec` hold equal values:
+    /// one ordered scan (equal values are adjacent), checking the values behind a shared hash.
+    fn check_index_unique(&self, spec: &IndexSpec) -> Result<()> {
+        let p = spec.id.to_be_bytes();
+        // Runs of entries sharing a value part: an inline part is a duplicate at once; a
+        // hashed one is looked at below.
+        let mut prev: Option<(Vec<u8>, NodeId)> = None;
+        let mut dup = None;
+        let mut hashed: Vec<Vec<NodeId>> = Vec::new();
+        let mut bad = false;
+        self.reader().scan(Cf::PropIndex, &p, &p, &mut |k, _| {
+            let Some((_, part, node)) = parse_entry(k) else {
+                bad = true;
+                return false;
+            };
+            if let Some((pp, pn)) = &prev {
+                if pp.as_slice() == part {
+                    if !is_hashed(part) {
+                        dup = Some((*pn, node));
+                        return false;
+                    }
+                    match hashed.last_mut() {
+                        Some(run) if run.last() == Some(pn) => run.push(node),
+                        _ => hashed.push(vec![*pn, node]),
+                    }
+                }
+            }
+            prev = Some((part.to_vec(), node));
+            true
+        })?;
+        if bad {
+            return Err(corrupt_rec("property index entry"));
+        }
+        if dup.is_none() {
+            'runs: for run in hashed {
+                let mut seen: Vec<(Probe, NodeId)> = Vec::new();
+                for n in run {
+                    let rec = self
+                        .node_rec(n)?
+                        .ok_or_else(|| corrupt_rec("property index entry of a missing node"))?;
+                    let Some(probe) = rec.props.get(&*spec.property).and_then(Probe::of) else {
+                        continue;
+                    };
+                    if let Some((_, first)) = seen.iter().find(|(q, _)| *q == probe) {
+                        dup = Some((*first, n));
+                        break 'runs;
+                    }
+                    seen.push((probe, n));
+                }
+            }
+        }
+        match dup {
+            None => Ok(()),
+            Some((first, second)) => {
+                let rec = self
+                    .node_rec(second)?
+                    .ok_or_else(|| corrupt_rec("property index entry of a missing node"))?;
+                Err(self.violation(spec, &rec, first))
+            }
+        }
+    }
+
+    /// Drops the index on (`label`, `property`) and its entries. Returns false if there is no
+    /// such index; fails if it belongs to a uniqueness constraint (drop that instead).
+    pub fn drop_index(&mut self, label: &str, property: &str) -> Result<bool> {
+        self.run(|tx| {
+            let Some(spec) = tx.find_index(label, property) else {
+                return Ok(false);
+            };
+            if spec.unique {
+                return Err(Error::invalid(
+                    "index",
+                    format!(
+                        "the index on :{label}({property}) enforces a uniqueness constraint: drop the constraint instead"
+                    ),
+                ));
+            }
+            tx.remove_index(&spec)?;
+            Ok(true)
+        })
+    }
+
+    /// Drops the uniqueness constraint on (`label`, `property`). Its index goes with it,
+    /// unless it was created by [`WriteTxn::create_index`] (before or after the constraint),
+    /// in which case it stays as a plain index. Returns false if there is no such constraint.
+    pub fn drop_unique_constraint(&mut self, label: &str, property: &str) -> Result<bool> {
+        self.run(|tx| {
+            let Some(spec) = tx.find_index(label, property).filter(|s| s.unique) else {
+                return Ok(false);
+            };
+            if spec.declared {
+                tx.set_index(IndexSpec { unique: false, ..spec });
+            } else {
+                tx.remove_index(&spec)?;
+            }
+            Ok(true)
+        })
+    }
+
+    /// Deletes an index's definition, entries and entry count.
+    fn remove_index(&mut self, spec: &IndexSpec) -> Result<()> {
+        let p = spec.id.to_be_bytes();
+        let mut keys = Vec::new();
+        self.reader().scan(Cf::PropIndex, &p, &p, &mut |k, _| {
+            keys.push(k.to_vec());
+            true
+        })?;
+        for k in keys {
+            self.delete(Cf::PropIndex, &k);
+        }
+        // Counter keys are never deleted: zeroed, so a later index reusing the id starts at 0.
+        let key = count_index_key(spec.id);
+        let now = match self.get(Cf::Counts, &key)? {
+            Some(v) => crate::counters::decode_count(&v).ok_or_else(|| corrupt_rec("counter"))?,
+            None => 0,
+        };
+        self.count(&key, -now);
+        self.delete(Cf::Meta, &def_key(spec.label, &spec.property));
+        self.cat_mut().remove_index(spec.label, &spec.property);
         Ok(())
     }
 
@@ -868,6 +1262,7 @@ impl<'g> WriteTxn<'g> {
             self.delete_edge_entries(s, &t, d, a.eid);
             self.bump(s, &t, d, -1, -weight_of(w));
         }
+        self.reindex(id, Some(&rec), None)?;
         // The node's own counters go entirely (the bumps above touched them too).
         self.p.deg.insert(id, (true, DegSet::default()));
         for l in &rec.labels {
@@ -987,5 +1382,14 @@ impl<'g> WriteTxn<'g> {
             }
         }
         Ok(())
+    }
+}
+
+impl GraphRead for WriteTxn<'_> {
+    fn view_guard(&self) -> Result<ViewGuard<'_>> {
+        if self.poisoned {
+            return Err(aborted("reading"));
+        }
+        Ok(ViewGuard::txn(self.reader(), self.cat(), &self.g.ids))
     }
 }

@@ -124,8 +124,8 @@ fn a_format_v1_store_still_opens_with_its_data() {
     assert!(g.check().unwrap().is_ok());
 }
 
-fn all_cf_names() -> Vec<String> {
-    rocksdb::DB::list_cf(&rocksdb::Options::default(), fixture()).unwrap()
+fn all_cf_names(store: &Path) -> Vec<String> {
+    rocksdb::DB::list_cf(&rocksdb::Options::default(), store).unwrap()
 }
 
 #[test]
@@ -133,7 +133,7 @@ fn a_newer_format_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     drop(Graph::open(tmp.path()).unwrap());
     {
-        let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), tmp.path(), all_cf_names()).unwrap();
+        let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), tmp.path(), all_cf_names(tmp.path())).unwrap();
         let meta = db.cf_handle("meta").unwrap();
         db.put_cf(meta, b"format_version", 2u32.to_le_bytes()).unwrap();
     }

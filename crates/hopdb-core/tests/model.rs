@@ -1072,6 +1072,42 @@ fn compare<R: GraphRead>(r: &R, m: &Model, keys: &[NodeKey], salt: usize, trace:
         }
     }
 
+    // Node scans, all and by label; internal ids both ways.
+    let want_all: Vec<Node> = m.keys_in_id_order().iter().filter_map(|k| m.node(k)).collect();
+    let mut got_all = Vec::new();
+    r.for_each_node(None, &mut |n| {
+        got_all.push(n);
+        true
+    })
+    .unwrap();
+    prop_assert_eq!(&got_all, &want_all, "for_each_node(all){}", ctx());
+    let l = LABELS[salt % 3];
+    let mut got_l = Vec::new();
+    r.for_each_node(Some(l), &mut |n| {
+        got_l.push(n);
+        true
+    })
+    .unwrap();
+    let want_l: Vec<Node> = want_all
+        .iter()
+        .filter(|n| n.labels.iter().any(|x| x == l))
+        .cloned()
+        .collect();
+    prop_assert_eq!(got_l, want_l, "for_each_node({}){}", l, ctx());
+    for k in keys {
+        let id = r.node_id(k).unwrap();
+        prop_assert_eq!(id.is_some(), m.nodes.contains_key(k), "node_id({}){}", k, ctx());
+        if let Some(id) = id {
+            prop_assert_eq!(
+                r.node_key(id).unwrap(),
+                Some(k.clone()),
+                "node_key(node_id({})){}",
+                k,
+                ctx()
+            );
+        }
+    }
+
     // Multi edges by id.
     for (id, mm) in &m.multi {
         let want = Model::mk(&mm.src, &mm.ty, &mm.dst, *id, &mm.e);
@@ -1423,6 +1459,16 @@ impl Harness {
                     if let (C::AddEdge { .. }, Ok(id)) = (&c, &got) {
                         taken.insert(*id);
                     }
+                }
+                // The transaction reads its own writes: the model with them applied.
+                if !failed {
+                    compare(
+                        &tx,
+                        &m2,
+                        &self.keys,
+                        self.step,
+                        &format!("{}(read inside the open transaction)\n", self.trace),
+                    )?;
                 }
                 // Nothing of an open transaction is visible.
                 compare(

@@ -33,10 +33,13 @@ pub(crate) enum Cf {
     Labels = 7,
     /// Edge id -> (src, type, dst) for the edges of multi-edge types.
     EdgeIds = 8,
+    /// (index, value, node) -> empty: the property indexes (decision 0017). The one family
+    /// a store may lack: stores made before it get it at their first writable open.
+    PropIndex = 9,
 }
 
 impl Cf {
-    pub(crate) const ALL: [Cf; 9] = [
+    pub(crate) const ALL: [Cf; 10] = [
         Cf::Meta,
         Cf::Keys,
         Cf::Nodes,
@@ -46,7 +49,14 @@ impl Cf {
         Cf::Counts,
         Cf::Labels,
         Cf::EdgeIds,
+        Cf::PropIndex,
     ];
+
+    /// Whether a store must have this family to be opened. `prop_index` came after format 1's
+    /// first stores: a writable open creates it, a read-only open reads it as empty.
+    pub(crate) fn required(self) -> bool {
+        self != Cf::PropIndex
+    }
 
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -59,6 +69,7 @@ impl Cf {
             Cf::Counts => "counts",
             Cf::Labels => "labels",
             Cf::EdgeIds => "edge_ids",
+            Cf::PropIndex => "prop_index",
         }
     }
 }

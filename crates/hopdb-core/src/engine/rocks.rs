@@ -29,6 +29,19 @@ pub(crate) struct RocksEngine {
     secondary_dir: Option<PathBuf>,
     /// Per column family (indexed by `Cf`), the options bulk runs (SST files) are built with.
     bulk_opts: Vec<Options>,
+    /// Families this (read-only) open found missing: they read as empty (see `Cf::required`).
+    absent: Absent,
+}
+
+/// A set of column families a read-only open did not find, one bit per `Cf`. Only optional
+/// families can be in it; reads of them see nothing.
+#[derive(Clone, Copy, Default)]
+struct Absent(u16);
+
+impl Absent {
+    fn has(self, cf: Cf) -> bool {
+        self.0 & (1 << cf as u16) != 0
+    }
 }
 
 /// The checkpoint a bulk load returns to if it dies before finishing (decision 0009). Its
@@ -195,19 +208,28 @@ impl RocksEngine {
                 reason: "the directory holds other files and no RocksDB CURRENT file".into(),
             });
         }
+        let mut absent = Absent::default();
         if !fresh {
             let existing =
                 DB::list_cf(&Options::default(), path).map_err(|e| map_err(path, "listing column families", e))?;
+            let lacks = |c: &Cf| !existing.iter().any(|e| e == c.name());
             let missing: Vec<&str> = Cf::ALL
                 .iter()
+                .filter(|c| c.required() && lacks(c))
                 .map(|c| c.name())
-                .filter(|n| !existing.iter().any(|e| e == n))
                 .collect();
             if !missing.is_empty() {
                 return Err(Error::NotAStore {
                     path: path.to_owned(),
                     reason: format!("a RocksDB database without HopDB's column families {missing:?}"),
                 });
+            }
+            // A writer creates missing optional families (`create_missing_column_families`);
+            // a read-only open cannot, and reads them as empty.
+            if !writer {
+                for c in Cf::ALL.iter().filter(|c| lacks(c)) {
+                    absent.0 |= 1 << *c as u16;
+                }
             }
         }
         if writer {
@@ -222,6 +244,7 @@ impl RocksEngine {
         let wbm = WriteBufferManager::new_write_buffer_manager(cfg.total_write_buffer_bytes, false);
         let cfs: Vec<ColumnFamilyDescriptor> = Cf::ALL
             .iter()
+            .filter(|&&cf| !absent.has(cf))
             .map(|&cf| ColumnFamilyDescriptor::new(cf.name(), cf_options(cfg, cf, &cache, &wbm)))
             .collect();
         // Bulk runs are compressed with LZ4 whatever the store's setting: zstd cost a third of
@@ -265,10 +288,11 @@ impl RocksEngine {
             _row_cache: row_cache,
             secondary_dir,
             bulk_opts,
+            absent,
         };
         // Every column family was opened above; a handle missing now fails the open (and the
         // engine's drop removes a secondary's directory).
-        for c in Cf::ALL {
+        for c in Cf::ALL.into_iter().filter(|&c| !absent.has(c)) {
             engine.cf(c)?;
         }
         tracing::info!(path = %path.display(), fresh, access = ?cfg.access, "opened RocksDB store");
@@ -403,6 +427,9 @@ fn run_scan_many(
 
 impl KvRead for RocksEngine {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if self.absent.has(cf) {
+            return Ok(None);
+        }
         self.db
             .get_pinned_cf(self.cf(cf)?, key)
             .map(|o| o.map(|s| s.to_vec()))
@@ -410,6 +437,9 @@ impl KvRead for RocksEngine {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
+        if self.absent.has(cf) {
+            return Ok(vec![None; keys.len()]);
+        }
         if crate::parallel::splits(keys.len(), crate::parallel::PARALLEL_BATCH_MIN) && self.secondary_dir.is_none() {
             // Halves read on two threads must see one state: pin it.
             let snap = self.db.snapshot();
@@ -420,11 +450,17 @@ impl KvRead for RocksEngine {
     }
 
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
+        if self.absent.has(cf) {
+            return Ok(());
+        }
         let it = self.db.raw_iterator_cf_opt(self.cf(cf)?, scan_opts(cf, prefix));
         run_scan(it, &self.path, prefix, start, f)
     }
 
     fn scan_prefixes(&self, cf: Cf, prefixes: &[&[u8]], f: &mut PrefixVisit<'_>) -> Result<()> {
+        if self.absent.has(cf) {
+            return Ok(());
+        }
         if let [p] = prefixes {
             return self.scan(cf, p, p, &mut |k, v| f(0, k, v));
         }
@@ -440,12 +476,18 @@ struct RocksSnapshot {
     snap: Option<rocksdb::SnapshotWithThreadMode<'static, DB>>,
     db: Arc<DB>,
     path: PathBuf,
+    absent: Absent,
 }
 
 impl RocksSnapshot {
-    fn new(db: Arc<DB>, path: PathBuf, secondary: bool) -> Self {
+    fn new(db: Arc<DB>, path: PathBuf, secondary: bool, absent: Absent) -> Self {
         if secondary {
-            return RocksSnapshot { snap: None, db, path };
+            return RocksSnapshot {
+                snap: None,
+                db,
+                path,
+                absent,
+            };
         }
         let snap = db.snapshot();
         // SAFETY: the snapshot borrows the DB, which lives in an `Arc` that this struct owns
@@ -457,6 +499,7 @@ impl RocksSnapshot {
             snap: Some(snap),
             db,
             path,
+            absent,
         }
     }
     fn cf(&self, cf: Cf) -> Result<&ColumnFamily> {
@@ -466,6 +509,9 @@ impl RocksSnapshot {
 
 impl KvRead for RocksSnapshot {
     fn get(&self, cf: Cf, key: &[u8]) -> Result<Option<Vec<u8>>> {
+        if self.absent.has(cf) {
+            return Ok(None);
+        }
         let Some(snap) = &self.snap else {
             return self
                 .db
@@ -479,10 +525,16 @@ impl KvRead for RocksSnapshot {
     }
 
     fn multi_get(&self, cf: Cf, keys: &[Vec<u8>]) -> Result<Vec<Option<Vec<u8>>>> {
+        if self.absent.has(cf) {
+            return Ok(vec![None; keys.len()]);
+        }
         multi_get_split(&self.db, self.cf(cf)?, keys, self.snap.as_ref(), &self.path)
     }
 
     fn scan(&self, cf: Cf, prefix: &[u8], start: &[u8], f: &mut dyn FnMut(&[u8], &[u8]) -> bool) -> Result<()> {
+        if self.absent.has(cf) {
+            return Ok(());
+        }
         let it = match &self.snap {
             Some(snap) => snap.raw_iterator_cf_opt(self.cf(cf)?, scan_opts(cf, prefix)),
             None => self.db.raw_iterator_cf_opt(self.cf(cf)?, scan_opts(cf, prefix)),
@@ -491,6 +543,9 @@ impl KvRead for RocksSnapshot {
     }
 
     fn scan_prefixes(&self, cf: Cf, prefixes: &[&[u8]], f: &mut PrefixVisit<'_>) -> Result<()> {
+        if self.absent.has(cf) {
+            return Ok(());
+        }
         if let [p] = prefixes {
             return self.scan(cf, p, p, &mut |k, v| f(0, k, v));
         }
@@ -509,6 +564,7 @@ impl Engine for RocksEngine {
             self.db.clone(),
             self.path.clone(),
             self.secondary_dir.is_some(),
+            self.absent,
         ))
     }
 
@@ -538,6 +594,7 @@ impl Engine for RocksEngine {
         }
         let handles = Cf::ALL
             .iter()
+            .filter(|&&c| !self.absent.has(c))
             .map(|&c| self.cf(c))
             .collect::<Result<Vec<&ColumnFamily>>>()?;
         self.db
@@ -549,7 +606,7 @@ impl Engine for RocksEngine {
     }
 
     fn compact(&self) -> Result<()> {
-        for &c in &Cf::ALL {
+        for c in Cf::ALL.into_iter().filter(|&c| !self.absent.has(c)) {
             self.db.compact_range_cf(self.cf(c)?, None::<&[u8]>, None::<&[u8]>);
         }
         Ok(())
