@@ -9,6 +9,11 @@ for profile in release debug; do
   deps="$CARGO_TARGET_DIR/$profile/deps"
   if [ -d "$deps" ]; then
     find "$deps" -maxdepth 1 -type f -perm -u+x ! -name '*.*' -mtime +3 -delete
+    # Of the test and bench executables of one name (name-HASH), only the newest can be run
+    # by the next build; the others (hundreds of MB each with debug info) are dropped now.
+    find "$deps" -maxdepth 1 -type f -perm -u+x ! -name '*.*' -printf '%T@ %f\n' \
+      | sort -rn | awk '{ stem = $2; sub(/-[0-9a-f]+$/, "", stem); if (seen[stem]++) print $2 }' \
+      | while read -r f; do rm -f "$deps/$f"; done
   fi
   inc="$CARGO_TARGET_DIR/$profile/incremental"
   if [ -d "$inc" ]; then

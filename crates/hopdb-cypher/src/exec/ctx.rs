@@ -1,0 +1,305 @@
+//! The execution context: the store (a snapshot or the query's write transaction), the
+//! parameters, the statement clock, update counters, and a cache of the entities read.
+
+use crate::engine::{Params, KEY_PROPERTY};
+use crate::error::{CypherError, ErrorClass, Result};
+use crate::functions::GraphAccess;
+use crate::result::QueryStats;
+use crate::temporal::Clock;
+use crate::value::{Map, NodeData, NodeRef, RelData, RelRef, Value};
+use hopdb_database::{Analytics, Control, Edge, GraphRead, Node, NodeKey, ReadTxn, WriteTxn};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Where a query reads (and writes).
+pub(crate) enum Store<'t> {
+    /// A read-only query's snapshot.
+    Read(ReadTxn),
+    /// A writing query's transaction (it sees its own changes); boxed, as it is large.
+    Write(Box<WriteTxn<'t>>),
+}
+
+/// Everything operators and expressions need while a query runs.
+pub(crate) struct Ctx<'t, 'p> {
+    pub store: Store<'t>,
+    pub params: &'p Params,
+    pub clock: Clock,
+    pub control: Control,
+    pub stats: QueryStats,
+    pub analytics: Arc<Analytics>,
+    /// PROFILE: (clause, rows out, nanoseconds) per clause run, when profiling.
+    pub profile: Option<Vec<(String, u64, u64)>>,
+    /// The engine's user-defined procedures (empty unless the engine sets them).
+    pub procedures: super::procedures::registry::ProcedureRegistry,
+    nodes: RefCell<HashMap<NodeKey, Option<Arc<Node>>>>,
+    rels: RefCell<HashMap<RelRef, Option<Arc<Map>>>>,
+}
+
+impl<'t, 'p> Ctx<'t, 'p> {
+    pub fn new(store: Store<'t>, params: &'p Params, control: Control, analytics: Arc<Analytics>) -> Ctx<'t, 'p> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as i128)
+            .unwrap_or(0);
+        Ctx {
+            store,
+            params,
+            clock: Clock { statement_nanos: nanos },
+            control,
+            stats: QueryStats::default(),
+            analytics,
+            profile: None,
+            procedures: Default::default(),
+            nodes: RefCell::new(HashMap::new()),
+            rels: RefCell::new(HashMap::new()),
+        }
+    }
+
+    /// The store as this query sees it.
+    pub fn read(&self) -> &dyn GraphRead {
+        match &self.store {
+            Store::Read(r) => r,
+            Store::Write(w) => &**w,
+        }
+    }
+
+    /// The write transaction; a read-only query that reaches a write clause is a planner bug.
+    /// Gives the store back (to commit or keep using the transaction).
+    pub fn into_store(self) -> Store<'t> {
+        self.store
+    }
+
+    pub fn tx(&mut self) -> Result<&mut WriteTxn<'t>> {
+        self.nodes.get_mut().clear();
+        self.rels.get_mut().clear();
+        match &mut self.store {
+            Store::Write(w) => Ok(&mut **w),
+            Store::Read(_) => Err(CypherError::runtime(
+                ErrorClass::SemanticError,
+                "WriteInReadOnlyQuery",
+                "a write clause ran in a read-only transaction",
+            )),
+        }
+    }
+
+    /// Stops the query when its timeout, cancel flag or memory bound says so.
+    pub fn check(&self) -> Result<()> {
+        self.control.check().map_err(|e| {
+            let class = if matches!(e, hopdb_database::AlgoError::MemoryLimit { .. }) {
+                ErrorClass::MemoryLimit
+            } else {
+                ErrorClass::Timeout
+            };
+            CypherError::runtime(class, "Cancelled", format!("query stopped: {e}"))
+        })
+    }
+
+    /// Checks the memory bound against a table of `rows` rows of `width` values (estimated
+    /// at 64 bytes a value), every 1024 rows, along with the timeout and cancel flag.
+    pub fn check_rows(&self, rows: usize, width: usize) -> Result<()> {
+        if !rows.is_multiple_of(1024) {
+            return Ok(());
+        }
+        self.check()?;
+        self.control
+            .check_memory(rows.saturating_mul(width.max(1)).saturating_mul(64))
+            .map_err(|e| CypherError::runtime(ErrorClass::MemoryLimit, "MemoryLimit", format!("query stopped: {e}")))
+    }
+
+    /// The node with this key, as the query sees it now; `None` if it does not exist (deleted).
+    pub fn node(&self, key: &NodeKey) -> Result<Option<Arc<Node>>> {
+        if let Some(n) = self.nodes.borrow().get(key) {
+            return Ok(n.clone());
+        }
+        let n = self.read().node(key)?.map(Arc::new);
+        self.nodes.borrow_mut().insert(key.clone(), n.clone());
+        Ok(n)
+    }
+
+    /// Caches a node read in bulk (label scans).
+    pub fn remember(&self, n: Node) {
+        let k = n.key.clone();
+        self.nodes.borrow_mut().insert(k, Some(Arc::new(n)));
+    }
+
+    /// The node, or an EntityNotFound error when it was deleted.
+    pub fn live_node(&self, n: &NodeRef) -> Result<Arc<Node>> {
+        self.node(&n.key)?.ok_or_else(|| {
+            CypherError::runtime(
+                ErrorClass::EntityNotFound,
+                "DeletedEntityAccess",
+                format!("node {} was deleted", n.key),
+            )
+        })
+    }
+
+    /// The stored edge a relationship reference names.
+    pub fn edge(&self, r: &RelRef) -> Result<Option<Edge>> {
+        let g = self.read();
+        if r.edge_id != 0 {
+            return Ok(g.edge_by_id(r.edge_id)?);
+        }
+        Ok(g.edge(&r.src, &r.ty, &r.dst)?)
+    }
+
+    /// A relationship's properties as the query sees them now.
+    pub fn rel_props(&self, r: &RelRef) -> Result<Option<Arc<Map>>> {
+        if let Some(p) = self.rels.borrow().get(r) {
+            return Ok(p.clone());
+        }
+        let p = self.edge(r)?.map(|e| Arc::new(convert_props(e.props)));
+        self.rels.borrow_mut().insert(r.clone(), p.clone());
+        Ok(p)
+    }
+
+    /// A property of a node (`_key` is the node's key).
+    pub fn node_property(&self, n: &NodeRef, key: &str) -> Result<Value> {
+        if key == KEY_PROPERTY {
+            return Ok(key_value(&n.key));
+        }
+        let node = self.live_node(n)?;
+        Ok(node
+            .props
+            .get(key)
+            .map(|v| stored_value(v.clone()))
+            .unwrap_or(Value::Null))
+    }
+
+    /// A property of a relationship.
+    pub fn rel_property(&self, r: &RelRef, key: &str) -> Result<Value> {
+        match self.rel_props(r)? {
+            Some(p) => Ok(p.get(key).cloned().unwrap_or(Value::Null)),
+            None => Err(deleted_rel()),
+        }
+    }
+
+    /// Fills a value's nodes and relationships with their contents, for the result.
+    pub fn materialize(&self, v: Value) -> Result<Value> {
+        Ok(match v {
+            Value::Node(n) => Value::Node(self.materialize_node(n)?),
+            Value::Relationship(r) => Value::Relationship(self.materialize_rel(r)?),
+            Value::Path(mut p) => {
+                p.nodes = p
+                    .nodes
+                    .into_iter()
+                    .map(|n| self.materialize_node(n))
+                    .collect::<Result<_>>()?;
+                p.rels = p
+                    .rels
+                    .into_iter()
+                    .map(|r| self.materialize_rel(r))
+                    .collect::<Result<_>>()?;
+                Value::Path(p)
+            }
+            Value::List(l) => Value::List(l.into_iter().map(|v| self.materialize(v)).collect::<Result<_>>()?),
+            Value::Map(m) => Value::Map(
+                m.into_iter()
+                    .map(|(k, v)| Ok((k, self.materialize(v)?)))
+                    .collect::<Result<_>>()?,
+            ),
+            v => v,
+        })
+    }
+
+    fn materialize_node(&self, mut n: NodeRef) -> Result<NodeRef> {
+        if n.data.is_some() {
+            return Ok(n);
+        }
+        let id = self.node_id_of(&n.key)?;
+        let data = match self.node(&n.key)? {
+            Some(node) => NodeData {
+                id,
+                labels: node.labels.clone(),
+                props: convert_props(node.props.clone()),
+            },
+            // A node deleted by this query is returned as an empty shell, as Neo4j does.
+            None => NodeData {
+                id,
+                labels: Vec::new(),
+                props: Map::new(),
+            },
+        };
+        n.data = Some(Arc::new(data));
+        Ok(n)
+    }
+
+    fn materialize_rel(&self, mut r: RelRef) -> Result<RelRef> {
+        if r.data.is_some() {
+            return Ok(r);
+        }
+        let props = self.rel_props(&r)?.map(|p| (*p).clone()).unwrap_or_default();
+        let (start_id, end_id) = (self.node_id_of(&r.src)?, self.node_id_of(&r.dst)?);
+        r.data = Some(Arc::new(RelData {
+            id: self.rel_id_of(&r, start_id, end_id),
+            start_id,
+            end_id,
+            props,
+        }));
+        Ok(r)
+    }
+
+    fn node_id_of(&self, key: &NodeKey) -> Result<u64> {
+        Ok(self.read().node_id(key)?.unwrap_or(0))
+    }
+
+    fn rel_id_of(&self, r: &RelRef, start: u64, end: u64) -> i64 {
+        if r.edge_id != 0 {
+            return r.edge_id as i64;
+        }
+        // Simple edge types have no id of their own: derive a stable one from the endpoints
+        // and type, with bit 61 set so it never equals a multi-edge id and stays positive.
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (start, &*r.ty, end).hash(&mut h);
+        ((h.finish() >> 3) | (1 << 61)) as i64
+    }
+}
+
+fn deleted_rel() -> CypherError {
+    CypherError::runtime(
+        ErrorClass::EntityNotFound,
+        "DeletedEntityAccess",
+        "the relationship was deleted",
+    )
+}
+
+/// A node key as a Cypher value.
+pub(crate) fn key_value(k: &NodeKey) -> Value {
+    match k {
+        NodeKey::Int(i) => Value::Int(*i),
+        NodeKey::Str(s) => Value::String(s.clone()),
+    }
+}
+
+/// A stored property value as a Cypher value (temporal values are stored as tagged maps).
+pub(crate) fn stored_value(v: hopdb_database::Value) -> Value {
+    if let Some(t) = crate::temporal::from_store(&v) {
+        return t;
+    }
+    Value::from_store(v)
+}
+
+/// Stored properties as a Cypher map.
+pub(crate) fn convert_props(p: hopdb_database::Props) -> Map {
+    p.into_iter().map(|(k, v)| (k, stored_value(v))).collect()
+}
+
+impl GraphAccess for Ctx<'_, '_> {
+    fn labels(&self, n: &NodeRef) -> Result<Vec<String>> {
+        Ok(self.live_node(n)?.labels.clone())
+    }
+    fn node_properties(&self, n: &NodeRef) -> Result<Map> {
+        Ok(convert_props(self.live_node(n)?.props.clone()))
+    }
+    fn rel_properties(&self, r: &RelRef) -> Result<Map> {
+        self.rel_props(r)?.map(|p| (*p).clone()).ok_or_else(deleted_rel)
+    }
+    fn node_id(&self, n: &NodeRef) -> Result<u64> {
+        self.node_id_of(&n.key)
+    }
+    fn rel_id(&self, r: &RelRef) -> Result<i64> {
+        let (s, e) = (self.node_id_of(&r.src)?, self.node_id_of(&r.dst)?);
+        Ok(self.rel_id_of(r, s, e))
+    }
+}

@@ -1,0 +1,931 @@
+//! Pattern matching: binds the variables of MATCH patterns by backtracking over the store,
+//! starting each pattern part at its cheapest end (a bound node, a key, an index, a label,
+//! or all nodes) with relationships unique within one match.
+
+use super::ctx::Ctx;
+use super::eval::{eval, Scope};
+use crate::ast::{NodePattern, PathKind, PatternElement, PatternPart, RelDirection, RelPattern};
+use crate::compare;
+use crate::engine::KEY_PROPERTY;
+use crate::error::{CypherError, ErrorClass, Result};
+use crate::value::{NodeRef, PathValue, RelRef, Value};
+use hopdb_database::{Direction, NodeKey};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// Called per match with the output names and row; returns false to stop.
+pub(crate) type Emit<'e> = dyn FnMut(&[String], &[Value]) -> Result<bool> + 'e;
+
+/// The variables a pattern binds that are not in `names`, in order of appearance.
+pub(crate) fn new_vars(parts: &[PatternPart], names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut add = |v: &Option<String>| {
+        if let Some(v) = v {
+            if !names.contains(v) && !out.contains(v) {
+                out.push(v.clone());
+            }
+        }
+    };
+    for p in parts {
+        add(&p.var);
+        add(&p.element.start.var);
+        for (r, n) in &p.element.chain {
+            add(&r.var);
+            add(&n.var);
+        }
+    }
+    // The path variable is bound last in a row, but listed where it was written: keep
+    // written order, which is what RETURN * sorts anyway.
+    out
+}
+
+/// Every match of `parts` extending the row `(names, row)`.
+pub(crate) fn for_each_match(
+    ctx: &Ctx,
+    names: &[String],
+    row: &[Value],
+    parts: &[PatternPart],
+    f: &mut Emit,
+) -> Result<()> {
+    for_each_match_with(ctx, names, row, parts, MatchOptions::default(), f)
+}
+
+/// What the planner lets a match skip.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct MatchOptions {
+    /// Path multiplicity does not matter (a DISTINCT projection follows): an anonymous
+    /// variable-length step may yield each end node once.
+    pub distinct_ends: bool,
+    /// With `distinct_ends`: at most this many end nodes per start are needed.
+    pub ends_limit: Option<usize>,
+}
+
+/// Like [`for_each_match`]; with `distinct_ends`, an anonymous variable-length step yields
+/// each end node once instead of once per path (the planner asks for this when a DISTINCT
+/// projection follows, which makes the two equivalent), so it can run as a breadth-first
+/// search in the analytics layer instead of enumerating paths.
+pub(crate) fn for_each_match_with(
+    ctx: &Ctx,
+    names: &[String],
+    row: &[Value],
+    parts: &[PatternPart],
+    opts: MatchOptions,
+    f: &mut Emit,
+) -> Result<()> {
+    let mut all = names.to_vec();
+    all.extend(new_vars(parts, names));
+    let mut vals = row.to_vec();
+    vals.resize(all.len(), Value::Null);
+    let mut bound = vec![false; all.len()];
+    bound[..names.len()].iter_mut().for_each(|b| *b = true);
+    let mut m = Matcher {
+        ctx,
+        names: all,
+        bound,
+        used: Vec::new(),
+        opts,
+    };
+    m.parts(parts, 0, &mut vals, f)?;
+    Ok(())
+}
+
+/// Whether the pattern element matches at least once.
+pub(crate) fn exists_element(ctx: &Ctx, names: &[String], row: &[Value], el: &PatternElement) -> Result<bool> {
+    let mut found = false;
+    for_each_element_match(ctx, names, row, el, None, &mut |_, _| {
+        found = true;
+        Ok(false)
+    })?;
+    Ok(found)
+}
+
+/// Every match of one pattern element (pattern predicates and comprehensions).
+pub(crate) fn for_each_element_match(
+    ctx: &Ctx,
+    names: &[String],
+    row: &[Value],
+    el: &PatternElement,
+    path_var: Option<&str>,
+    f: &mut Emit,
+) -> Result<()> {
+    let part = PatternPart {
+        var: path_var.map(str::to_string),
+        kind: PathKind::Plain,
+        element: el.clone(),
+    };
+    for_each_match(ctx, names, row, std::slice::from_ref(&part), f)
+}
+
+struct Matcher<'c, 't, 'p> {
+    ctx: &'c Ctx<'t, 'p>,
+    names: Vec<String>,
+    bound: Vec<bool>,
+    used: Vec<RelRef>,
+    opts: MatchOptions,
+}
+
+/// Where a node pattern's candidates come from.
+enum Start {
+    Bound(Value),
+    Keys(Vec<NodeKey>),
+    Label(String),
+    All,
+}
+
+impl Matcher<'_, '_, '_> {
+    fn slot(&self, v: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == v)
+    }
+
+    fn scope<'a>(&'a self, vals: &'a [Value]) -> Scope<'a> {
+        Scope::row(&self.names, vals)
+    }
+
+    fn parts(&mut self, parts: &[PatternPart], i: usize, vals: &mut Vec<Value>, f: &mut Emit) -> Result<bool> {
+        let Some(part) = parts.get(i) else {
+            return f(&self.names, vals);
+        };
+        self.ctx.check()?;
+        match part.kind {
+            PathKind::Plain => self.plain_part(parts, i, vals, f),
+            PathKind::Shortest | PathKind::AllShortest => self.shortest_part(parts, i, vals, f),
+        }
+    }
+
+    /// How expensive starting at this node pattern is (lower is better), and how.
+    fn start_of(&self, np: &NodePattern, vals: &[Value]) -> Result<(u64, Start)> {
+        if let Some(v) = np.var.as_ref().and_then(|v| self.slot(v)) {
+            if self.bound[v] {
+                return Ok((0, Start::Bound(vals[v].clone())));
+            }
+        }
+        let scope = self.scope(vals);
+        if let Some(props) = &np.props {
+            if let crate::ast::Expr::Map(entries) = props.as_ref() {
+                for (k, e) in entries {
+                    if k == KEY_PROPERTY {
+                        let keys = match eval(self.ctx, e, &scope)? {
+                            Value::Int(i) => vec![NodeKey::Int(i)],
+                            Value::String(s) if !s.is_empty() => vec![NodeKey::Str(s)],
+                            _ => Vec::new(),
+                        };
+                        return Ok((1, Start::Keys(keys)));
+                    }
+                }
+                for label in &np.labels {
+                    for (k, e) in entries {
+                        let v = eval(self.ctx, e, &scope)?;
+                        let Some(sv) = v.to_store() else { continue };
+                        if let Some(keys) = self.ctx.read().nodes_by_property(label, k, &sv, None)? {
+                            return Ok((2 + keys.len() as u64, Start::Keys(keys)));
+                        }
+                    }
+                }
+            }
+        }
+        let g = self.ctx.read();
+        let mut best: Option<(u64, &String)> = None;
+        for l in &np.labels {
+            let c = g.label_count(l)?;
+            if best.is_none_or(|(b, _)| c < b) {
+                best = Some((c, l));
+            }
+        }
+        Ok(match best {
+            Some((c, l)) => (2 + c, Start::Label(l.clone())),
+            None => (3 + g.node_count()?, Start::All),
+        })
+    }
+
+    fn candidates(&self, start: Start) -> Result<Vec<Value>> {
+        Ok(match start {
+            Start::Bound(v) => vec![v],
+            Start::Keys(keys) => {
+                let mut out = Vec::with_capacity(keys.len());
+                for k in keys {
+                    // Read (and cache) the node itself: the label and property checks and
+                    // the projection that follow use it without another read.
+                    if self.ctx.node(&k)?.is_some() {
+                        out.push(Value::Node(NodeRef::new(k)));
+                    }
+                }
+                out
+            }
+            Start::Label(l) => {
+                let mut out = Vec::new();
+                self.ctx.read().for_each_node(Some(&l), &mut |n| {
+                    out.push(Value::Node(NodeRef::new(n.key.clone())));
+                    self.ctx.remember(n);
+                    true
+                })?;
+                out
+            }
+            Start::All => {
+                let mut out = Vec::new();
+                self.ctx.read().for_each_node(None, &mut |n| {
+                    out.push(Value::Node(NodeRef::new(n.key.clone())));
+                    self.ctx.remember(n);
+                    true
+                })?;
+                out
+            }
+        })
+    }
+
+    /// Whether node value `v` satisfies the pattern's labels and properties.
+    fn node_ok(&self, np: &NodePattern, v: &Value, vals: &[Value]) -> Result<bool> {
+        let n = match v {
+            Value::Node(n) => n,
+            _ => return Ok(false),
+        };
+        if !np.labels.is_empty() || np.props.is_some() {
+            let Some(node) = self.ctx.node(&n.key)? else {
+                return Ok(false);
+            };
+            if !np.labels.iter().all(|l| node.labels.iter().any(|x| x == l)) {
+                return Ok(false);
+            }
+        }
+        if let Some(p) = &np.props {
+            if !self.props_ok(p, v, vals)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn props_ok(&self, props: &crate::ast::Expr, v: &Value, vals: &[Value]) -> Result<bool> {
+        let scope = self.scope(vals);
+        let want = match eval(self.ctx, props, &scope)? {
+            Value::Map(m) => m,
+            Value::Null => return Ok(false),
+            o => {
+                return Err(CypherError::type_error(format!(
+                    "pattern properties must be a map, got {}",
+                    o.type_name()
+                )))
+            }
+        };
+        for (k, w) in &want {
+            let have = super::eval::property(self.ctx, v, k)?;
+            if compare::equals(&have, w) != Some(true) {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Binds `var` to `v`, or checks it equals the value already bound. Returns the slot
+    /// bound now (to unbind after), or `Err(false)`-like `None` with `ok = false`.
+    fn bind(&mut self, var: &Option<String>, v: &Value, vals: &mut [Value]) -> (bool, Option<usize>) {
+        let Some(s) = var.as_ref().and_then(|x| self.slot(x)) else {
+            return (true, None);
+        };
+        if self.bound[s] {
+            let same = match (&vals[s], v) {
+                (Value::Node(a), Value::Node(b)) => a == b,
+                (Value::Relationship(a), Value::Relationship(b)) => a == b,
+                (Value::List(a), Value::List(b)) => a == b,
+                _ => false,
+            };
+            return (same, None);
+        }
+        vals[s] = v.clone();
+        self.bound[s] = true;
+        (true, Some(s))
+    }
+
+    fn unbind(&mut self, s: Option<usize>, vals: &mut [Value]) {
+        if let Some(s) = s {
+            vals[s] = Value::Null;
+            self.bound[s] = false;
+        }
+    }
+
+    fn plain_part(&mut self, parts: &[PatternPart], i: usize, vals: &mut Vec<Value>, f: &mut Emit) -> Result<bool> {
+        let part = &parts[i];
+        let el = &part.element;
+        // Start at the cheaper end.
+        let (c0, s0) = self.start_of(&el.start, vals)?;
+        let reversed;
+        let owned;
+        let (el, start) = if el.chain.is_empty() {
+            reversed = false;
+            (el, s0)
+        } else {
+            let last = &el.chain[el.chain.len() - 1].1;
+            let (c1, s1) = self.start_of(last, vals)?;
+            if c1 < c0 {
+                reversed = true;
+                owned = reverse(el);
+                (&owned, s1)
+            } else {
+                reversed = false;
+                (el, s0)
+            }
+        };
+        for cand in self.candidates(start)? {
+            if !self.node_ok(&el.start, &cand, vals)? {
+                continue;
+            }
+            let (ok, s) = self.bind(&el.start.var, &cand, vals);
+            if ok {
+                let mut path = vec![cand.clone()];
+                let go = self.chain(parts, i, el, 0, &cand, &mut path, reversed, vals, f)?;
+                self.unbind(s, vals);
+                if !go {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// Matches `el.chain[j..]` from node `cur`; `path` alternates node, relationship(s) values.
+    #[allow(clippy::too_many_arguments)]
+    fn chain(
+        &mut self,
+        parts: &[PatternPart],
+        i: usize,
+        el: &PatternElement,
+        j: usize,
+        cur: &Value,
+        path: &mut Vec<Value>,
+        reversed: bool,
+        vals: &mut Vec<Value>,
+        f: &mut Emit,
+    ) -> Result<bool> {
+        if j == el.chain.len() {
+            let part = &parts[i];
+            let mut slot = None;
+            if let Some(pv) = &part.var {
+                let p = make_path(path, reversed);
+                let (ok, s) = self.bind(&Some(pv.clone()), &Value::Path(p), vals);
+                if !ok {
+                    return Ok(true);
+                }
+                slot = s;
+            }
+            let go = self.parts(parts, i + 1, vals, f)?;
+            self.unbind(slot, vals);
+            return Ok(go);
+        }
+        let (rp, np) = &el.chain[j];
+        let Value::Node(cur_node) = cur else {
+            return Ok(true);
+        };
+        match rp.length {
+            None => {
+                for (rel, other) in self.expand(&cur_node.key, rp)? {
+                    if self.used.contains(&rel) {
+                        continue;
+                    }
+                    let rv = Value::Relationship(rel.clone());
+                    if let Some(p) = &rp.props {
+                        if !self.props_ok(p, &rv, vals)? {
+                            continue;
+                        }
+                    }
+                    let ov = Value::Node(NodeRef::new(other));
+                    if !self.node_ok(np, &ov, vals)? {
+                        continue;
+                    }
+                    let (ok_r, sr) = self.bind(&rp.var, &rv, vals);
+                    if !ok_r {
+                        continue;
+                    }
+                    let (ok_n, sn) = self.bind(&np.var, &ov, vals);
+                    if ok_n {
+                        self.used.push(rel);
+                        path.push(rv);
+                        path.push(ov.clone());
+                        let go = self.chain(parts, i, el, j + 1, &ov, path, reversed, vals, f)?;
+                        path.truncate(path.len() - 2);
+                        self.used.pop();
+                        if !go {
+                            self.unbind(sn, vals);
+                            self.unbind(sr, vals);
+                            return Ok(false);
+                        }
+                    }
+                    self.unbind(sn, vals);
+                    self.unbind(sr, vals);
+                }
+                Ok(true)
+            }
+            Some((min, max)) => {
+                let min = min.unwrap_or(1);
+                let max = max.unwrap_or(u64::MAX);
+                // Only when nothing else of the match could reuse the step's relationships: a
+                // single-step last part.
+                let alone = el.chain.len() == 1 && i + 1 == parts.len();
+                if self.opts.distinct_ends && alone && rp.var.is_none() && rp.props.is_none() && parts[i].var.is_none()
+                {
+                    // A limit on ends holds only when every end qualifies.
+                    let limit = self
+                        .opts
+                        .ends_limit
+                        .filter(|_| np.labels.is_empty() && np.props.is_none());
+                    if let Some(ends) = self.analytics_ends(&cur_node.key, rp, min, max, limit)? {
+                        for end in ends {
+                            let ov = Value::Node(NodeRef::new(end));
+                            if !self.node_ok(np, &ov, vals)? {
+                                continue;
+                            }
+                            let (ok_n, sn) = self.bind(&np.var, &ov, vals);
+                            if ok_n {
+                                let go = self.chain(parts, i, el, j + 1, &ov, path, reversed, vals, f)?;
+                                self.unbind(sn, vals);
+                                if !go {
+                                    return Ok(false);
+                                }
+                            }
+                        }
+                        return Ok(true);
+                    }
+                }
+                let mut rels = Vec::new();
+                self.var_len(
+                    parts,
+                    i,
+                    el,
+                    j,
+                    cur_node.key.clone(),
+                    0,
+                    min,
+                    max,
+                    &mut rels,
+                    path,
+                    reversed,
+                    vals,
+                    f,
+                )
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn var_len(
+        &mut self,
+        parts: &[PatternPart],
+        i: usize,
+        el: &PatternElement,
+        j: usize,
+        cur: NodeKey,
+        depth: u64,
+        min: u64,
+        max: u64,
+        rels: &mut Vec<RelRef>,
+        path: &mut Vec<Value>,
+        reversed: bool,
+        vals: &mut Vec<Value>,
+        f: &mut Emit,
+    ) -> Result<bool> {
+        let (rp, np) = &el.chain[j];
+        if depth >= min {
+            let ov = Value::Node(NodeRef::new(cur.clone()));
+            if self.node_ok(np, &ov, vals)? {
+                // Matched from the far end: the relationships were found in reverse order.
+                let mut in_order: Vec<Value> = rels.iter().map(|r| Value::Relationship(r.clone())).collect();
+                if reversed {
+                    in_order.reverse();
+                }
+                let list = Value::List(in_order);
+                let (ok_r, sr) = self.bind(&rp.var, &list, vals);
+                if ok_r {
+                    let (ok_n, sn) = self.bind(&np.var, &ov, vals);
+                    if ok_n {
+                        let mark = path.len();
+                        // Relationships of this step are used for the rest of the match too.
+                        let used_mark = self.used.len();
+                        self.used.extend(rels.iter().cloned());
+                        path.push(Value::List(
+                            rels.iter().map(|r| Value::Relationship(r.clone())).collect(),
+                        ));
+                        path.push(ov.clone());
+                        let go = self.chain(parts, i, el, j + 1, &ov, path, reversed, vals, f)?;
+                        self.used.truncate(used_mark);
+                        path.truncate(mark);
+                        if !go {
+                            self.unbind(sn, vals);
+                            self.unbind(sr, vals);
+                            return Ok(false);
+                        }
+                    }
+                    self.unbind(sn, vals);
+                }
+                self.unbind(sr, vals);
+            }
+        }
+        if depth >= max {
+            return Ok(true);
+        }
+        self.ctx.check()?;
+        for (rel, other) in self.expand(&cur, rp)? {
+            if self.used.contains(&rel) || rels.contains(&rel) {
+                continue;
+            }
+            if let Some(p) = &rp.props {
+                if !self.props_ok(p, &Value::Relationship(rel.clone()), vals)? {
+                    continue;
+                }
+            }
+            rels.push(rel);
+            let go = self.var_len(
+                parts,
+                i,
+                el,
+                j,
+                other,
+                depth + 1,
+                min,
+                max,
+                rels,
+                path,
+                reversed,
+                vals,
+                f,
+            )?;
+            rels.pop();
+            if !go {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Distinct ends of the `min..=max` trails from `start` along `rp`, from the analytics
+    /// layer (projection or store, as it decides); `None` inside a write transaction, whose
+    /// own changes only the executor sees.
+    fn analytics_ends(
+        &self,
+        start: &NodeKey,
+        rp: &RelPattern,
+        min: u64,
+        max: u64,
+        limit: Option<usize>,
+    ) -> Result<Option<Vec<NodeKey>>> {
+        if !matches!(self.ctx.store, super::ctx::Store::Read(_)) || self.used.iter().any(|_| true) {
+            return Ok(None);
+        }
+        let q = path_query(rp, max);
+        let min = u32::try_from(min).unwrap_or(u32::MAX);
+        let ends = self
+            .ctx
+            .analytics
+            .var_length_endpoints(start, min, &q, limit, &self.ctx.control)?;
+        Ok(Some(ends.value))
+    }
+
+    /// The relationships of `rp` from node `key`, with the node at their other end.
+    fn expand(&self, key: &NodeKey, rp: &RelPattern) -> Result<Vec<(RelRef, NodeKey)>> {
+        expand(self.ctx, key, rp.direction, &rp.types)
+    }
+
+    fn shortest_part(&mut self, parts: &[PatternPart], i: usize, vals: &mut Vec<Value>, f: &mut Emit) -> Result<bool> {
+        let part = &parts[i];
+        let el = &part.element;
+        if el.chain.len() != 1 {
+            return Err(CypherError::compile(
+                ErrorClass::SyntaxError,
+                "InvalidArgumentPassingMode",
+                "shortestPath needs a pattern of exactly one relationship",
+            ));
+        }
+        let (rp, end) = &el.chain[0];
+        let (_, s0) = self.start_of(&el.start, vals)?;
+        let (_, s1) = self.start_of(end, vals)?;
+        let starts = self.candidates(s0)?;
+        let ends = self.candidates(s1)?;
+        let (min, max) = rp.length.unwrap_or((Some(1), Some(1)));
+        let (min, max) = (min.unwrap_or(1), max.unwrap_or(u64::MAX));
+        for a in &starts {
+            if !self.node_ok(&el.start, a, vals)? {
+                continue;
+            }
+            let (ok_a, sa) = self.bind(&el.start.var, a, vals);
+            if !ok_a {
+                continue;
+            }
+            for b in &ends {
+                if !self.node_ok(end, b, vals)? {
+                    continue;
+                }
+                let (Value::Node(na), Value::Node(nb)) = (a, b) else {
+                    continue;
+                };
+                let paths = shortest_paths(
+                    self.ctx,
+                    &na.key,
+                    &nb.key,
+                    rp,
+                    min,
+                    max,
+                    part.kind == PathKind::AllShortest,
+                )?;
+                for p in paths {
+                    let (ok_b, sb) = self.bind(&end.var, b, vals);
+                    if !ok_b {
+                        continue;
+                    }
+                    let rels = Value::List(p.rels.iter().map(|r| Value::Relationship(r.clone())).collect());
+                    let (ok_r, sr) = self.bind(&rp.var, &rels, vals);
+                    let mut sp = None;
+                    let mut ok_p = true;
+                    if let Some(pv) = &part.var {
+                        let (o, s) = self.bind(&Some(pv.clone()), &Value::Path(p.clone()), vals);
+                        ok_p = o;
+                        sp = s;
+                    }
+                    let go = if ok_r && ok_p {
+                        self.parts(parts, i + 1, vals, f)?
+                    } else {
+                        true
+                    };
+                    self.unbind(sp, vals);
+                    self.unbind(sr, vals);
+                    self.unbind(sb, vals);
+                    if !go {
+                        self.unbind(sa, vals);
+                        return Ok(false);
+                    }
+                }
+            }
+            self.unbind(sa, vals);
+        }
+        Ok(true)
+    }
+}
+
+/// One relationship of `rp` joining `a` to `b` (a point lookup per type).
+fn edge_between(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Result<Option<RelRef>> {
+    let g = ctx.read();
+    let types: Vec<Option<&str>> = if rp.types.is_empty() {
+        vec![None]
+    } else {
+        rp.types.iter().map(|t| Some(t.as_str())).collect()
+    };
+    for ty in types {
+        let e = match rp.direction {
+            RelDirection::Right => g.edge_between(a, b, ty, false)?,
+            RelDirection::Left => g.edge_between(b, a, ty, false)?,
+            RelDirection::Both => g.edge_between(a, b, ty, true)?,
+        };
+        if let Some(e) = e {
+            return Ok(Some(RelRef {
+                src: e.src,
+                ty: e.ty,
+                dst: e.dst,
+                edge_id: e.id,
+                data: None,
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// The analytics layer's path query for a relationship pattern.
+fn path_query(rp: &RelPattern, max: u64) -> hopdb_database::PathQuery {
+    hopdb_database::PathQuery {
+        dir: match rp.direction {
+            RelDirection::Right => Direction::Out,
+            RelDirection::Left => Direction::In,
+            RelDirection::Both => Direction::Both,
+        },
+        types: (!rp.types.is_empty()).then(|| rp.types.clone()),
+        max_hops: u32::try_from(max).unwrap_or(u32::MAX),
+        via: hopdb_database::Via::Auto,
+    }
+}
+
+/// The relationships from `key` in `dir` of `types` (any when empty), with the other end.
+pub(crate) fn expand(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Result<Vec<(RelRef, NodeKey)>> {
+    let d = match dir {
+        RelDirection::Right => Direction::Out,
+        RelDirection::Left => Direction::In,
+        RelDirection::Both => Direction::Both,
+    };
+    let g = ctx.read();
+    let mut out = Vec::new();
+    let mut push = |edges: Vec<hopdb_database::Edge>| {
+        for e in edges {
+            let other = if e.src == *key { e.dst.clone() } else { e.src.clone() };
+            // A self-loop listed under Both is one relationship; the store lists it once.
+            out.push((
+                RelRef {
+                    src: e.src,
+                    ty: e.ty,
+                    dst: e.dst,
+                    edge_id: e.id,
+                    data: None,
+                },
+                other,
+            ));
+        }
+    };
+    let edges_of = |ty: Option<&str>| -> Result<Vec<hopdb_database::Edge>> {
+        match g.edges(key, d, ty, None) {
+            Ok(e) => Ok(e),
+            Err(e) if e.kind() == hopdb_database::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e.into()),
+        }
+    };
+    if types.is_empty() {
+        push(edges_of(None)?);
+    } else {
+        for (k, t) in types.iter().enumerate() {
+            // `[:T|T]` names T once.
+            if !types[..k].contains(t) {
+                push(edges_of(Some(t))?);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn reverse(el: &PatternElement) -> PatternElement {
+    let mut nodes = vec![el.start.clone()];
+    let mut rels = Vec::new();
+    for (r, n) in &el.chain {
+        rels.push(r.clone());
+        nodes.push(n.clone());
+    }
+    nodes.reverse();
+    rels.reverse();
+    let mut it = nodes.into_iter();
+    let start = it.next().unwrap_or_default();
+    let chain = rels
+        .into_iter()
+        .zip(it)
+        .map(|(mut r, n)| {
+            r.direction = match r.direction {
+                RelDirection::Right => RelDirection::Left,
+                RelDirection::Left => RelDirection::Right,
+                RelDirection::Both => RelDirection::Both,
+            };
+            (r, n)
+        })
+        .collect();
+    PatternElement { start, chain }
+}
+
+/// Builds a path value from the alternating node / relationship(-list) values matched.
+fn make_path(path: &[Value], reversed: bool) -> PathValue {
+    let mut nodes = Vec::new();
+    let mut rels = Vec::new();
+    for (k, v) in path.iter().enumerate() {
+        match v {
+            // After a zero-length step the node is the one before it.
+            Value::Node(_) if k > 0 && matches!(&path[k - 1], Value::List(l) if l.is_empty()) => {}
+            Value::Node(n) if k % 2 == 0 => nodes.push(n.clone()),
+            Value::Relationship(r) => rels.push(r.clone()),
+            Value::List(l) => {
+                // A variable-length step: its relationships and the nodes between them.
+                let mut cur = nodes.last().map(|n: &NodeRef| n.key.clone());
+                for (m, x) in l.iter().enumerate() {
+                    if let Value::Relationship(r) = x {
+                        rels.push(r.clone());
+                        let next = match &cur {
+                            Some(c) if r.src == *c => r.dst.clone(),
+                            _ => r.src.clone(),
+                        };
+                        if m + 1 < l.len() {
+                            nodes.push(NodeRef::new(next.clone()));
+                        }
+                        cur = Some(next);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if reversed {
+        nodes.reverse();
+        rels.reverse();
+    }
+    PathValue { nodes, rels }
+}
+
+/// Shortest paths from `a` to `b` (breadth-first over the query's view of the store).
+fn shortest_paths(
+    ctx: &Ctx,
+    a: &NodeKey,
+    b: &NodeKey,
+    rp: &RelPattern,
+    min: u64,
+    max: u64,
+    all: bool,
+) -> Result<Vec<PathValue>> {
+    if a != b && !all && rp.props.is_none() && min <= 1 && matches!(ctx.store, super::ctx::Store::Read(_)) {
+        let q = path_query(rp, max);
+        let found = ctx.analytics.shortest_path(a, b, &q, &ctx.control)?.value;
+        let Some(keys) = found else { return Ok(Vec::new()) };
+        // Name the relationships hop by hop (the analytics layer returns nodes).
+        let mut rels = Vec::with_capacity(keys.len().saturating_sub(1));
+        for w in keys.windows(2) {
+            let hop = edge_between(ctx, &w[0], &w[1], rp)?;
+            match hop {
+                Some(r) => rels.push(r),
+                None => return Ok(Vec::new()),
+            }
+        }
+        return Ok(vec![PathValue {
+            nodes: keys.into_iter().map(NodeRef::new).collect(),
+            rels,
+        }]);
+    }
+    if a == b {
+        return Ok(if min == 0 {
+            vec![PathValue {
+                nodes: vec![NodeRef::new(a.clone())],
+                rels: Vec::new(),
+            }]
+        } else {
+            Vec::new()
+        });
+    }
+    // parents[node] = (depth, [(parent, rel)])
+    let mut parents: HashMap<NodeKey, (u64, Vec<(NodeKey, RelRef)>)> = HashMap::new();
+    parents.insert(a.clone(), (0, Vec::new()));
+    let mut q = VecDeque::from([a.clone()]);
+    let mut found_depth = None;
+    while let Some(u) = q.pop_front() {
+        ctx.check()?;
+        let du = parents.get(&u).map(|p| p.0).unwrap_or(0);
+        if found_depth.is_some_and(|d| du >= d) || du >= max {
+            continue;
+        }
+        for (rel, v) in expand(ctx, &u, rp.direction, &rp.types)? {
+            if let Some(p) = &rp.props {
+                let scope_names: [String; 0] = [];
+                let ok = {
+                    let want = eval(ctx, p, &Scope::row(&scope_names, &[]))?;
+                    match want {
+                        Value::Map(m) => {
+                            let mut ok = true;
+                            for (k, w) in &m {
+                                let have = ctx.rel_property(&rel, k)?;
+                                if compare::equals(&have, w) != Some(true) {
+                                    ok = false;
+                                }
+                            }
+                            ok
+                        }
+                        _ => false,
+                    }
+                };
+                if !ok {
+                    continue;
+                }
+            }
+            match parents.get_mut(&v) {
+                Some((dv, ps)) => {
+                    if *dv == du + 1 && all {
+                        ps.push((u.clone(), rel));
+                    }
+                }
+                None => {
+                    parents.insert(v.clone(), (du + 1, vec![(u.clone(), rel)]));
+                    if v == *b {
+                        found_depth = Some(du + 1);
+                    } else {
+                        q.push_back(v);
+                    }
+                }
+            }
+        }
+    }
+    let Some(d) = found_depth else { return Ok(Vec::new()) };
+    if d < min {
+        return Ok(Vec::new());
+    }
+    // Walk parents back from b.
+    let mut out = Vec::new();
+    let mut stack: Vec<(NodeKey, Vec<NodeRef>, Vec<RelRef>)> =
+        vec![(b.clone(), vec![NodeRef::new(b.clone())], Vec::new())];
+    let mut seen = HashSet::new();
+    while let Some((u, nodes, rels)) = stack.pop() {
+        if u == *a {
+            let mut nodes = nodes;
+            let mut rels = rels;
+            nodes.reverse();
+            rels.reverse();
+            out.push(PathValue { nodes, rels });
+            if !all {
+                break;
+            }
+            continue;
+        }
+        if let Some((_, ps)) = parents.get(&u) {
+            for (p, r) in ps {
+                let mut n2 = nodes.clone();
+                n2.push(NodeRef::new(p.clone()));
+                let mut r2 = rels.clone();
+                r2.push(r.clone());
+                if seen.insert((n2.iter().map(|n| n.key.clone()).collect::<Vec<_>>(), r2.len())) || all {
+                    stack.push((p.clone(), n2, r2));
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,297 @@
+//! WITH and RETURN: projection, DISTINCT, aggregation, ORDER BY, SKIP and LIMIT.
+
+use super::ctx::Ctx;
+use super::eval::{eval, is_true, Scope};
+use super::Table;
+use crate::ast::{Expr, Projection, ProjectionItem, SortItem};
+use crate::compare::{self, GroupKey};
+use crate::error::{CypherError, ErrorClass, Result};
+use crate::functions::{self, Aggregator};
+use crate::value::Value;
+use std::collections::HashMap;
+
+/// One aggregation group: its key values, a representative input row, its aggregators.
+type Group = (Vec<Value>, Vec<Value>, Vec<Box<dyn Aggregator>>);
+
+/// One aggregate call found in a projection item.
+struct AggCall {
+    name: String,
+    distinct: bool,
+    count_star: bool,
+    args: Vec<Expr>,
+}
+
+/// Replaces aggregate calls in `e` with `  aggN` variables, collecting them.
+fn extract_aggs(e: &Expr, aggs: &mut Vec<AggCall>) -> Expr {
+    let slot = |call: AggCall, aggs: &mut Vec<AggCall>| {
+        aggs.push(call);
+        Expr::Variable(format!("  agg{}", aggs.len() - 1))
+    };
+    match e {
+        Expr::CountStar => slot(
+            AggCall {
+                name: "count".into(),
+                distinct: false,
+                count_star: true,
+                args: Vec::new(),
+            },
+            aggs,
+        ),
+        Expr::Function { name, distinct, args } if functions::is_aggregate(&name.to_lowercase()) => slot(
+            AggCall {
+                name: name.to_lowercase(),
+                distinct: *distinct,
+                count_star: false,
+                args: args.clone(),
+            },
+            aggs,
+        ),
+        _ => e.map_children(&mut |c| extract_aggs(c, aggs)),
+    }
+}
+
+/// Whether a projection aggregates.
+pub(crate) fn aggregates(p: &Projection) -> bool {
+    let mut v = Vec::new();
+    for it in &p.items {
+        extract_aggs(&it.expr, &mut v);
+    }
+    !v.is_empty()
+}
+
+/// The most input rows a projection can use, when it neither sorts, deduplicates nor
+/// aggregates: SKIP + LIMIT. `None`: it may need them all.
+pub(crate) fn row_cap(ctx: &Ctx, p: &Projection) -> Result<Option<usize>> {
+    let Some(limit) = &p.limit else { return Ok(None) };
+    if !p.order_by.is_empty() || p.distinct || p.star || aggregates(p) {
+        return Ok(None);
+    }
+    let skip = p
+        .skip
+        .as_ref()
+        .map(|e| count_arg(ctx, e, "SKIP"))
+        .transpose()?
+        .unwrap_or(0);
+    Ok(Some(skip.saturating_add(count_arg(ctx, limit, "LIMIT")?)))
+}
+
+/// Visible variable names of a table (internal ones start with a space).
+pub(crate) fn visible(names: &[String]) -> Vec<String> {
+    let mut v: Vec<String> = names.iter().filter(|n| !n.starts_with(' ')).cloned().collect();
+    v.sort();
+    v
+}
+
+/// Evaluates a SKIP or LIMIT expression: a non-negative integer.
+pub(crate) fn count_arg(ctx: &Ctx, e: &Expr, what: &str) -> Result<usize> {
+    let empty: [String; 0] = [];
+    let v = eval(ctx, e, &Scope::row(&empty, &[]))?;
+    match v {
+        Value::Int(i) if i >= 0 => Ok(i as usize),
+        Value::Int(_) => Err(CypherError::new(
+            ErrorClass::SyntaxError,
+            "NegativeIntegerArgument",
+            crate::error::Phase::Runtime,
+            format!("{what} must be a non-negative integer"),
+        )),
+        Value::Float(f) if f.fract() == 0.0 && f >= 0.0 => Ok(f as usize),
+        o => Err(CypherError::new(
+            ErrorClass::SyntaxError,
+            "InvalidArgumentType",
+            crate::error::Phase::Runtime,
+            format!("{what} must be an integer, got {}", o.type_name()),
+        )),
+    }
+}
+
+/// Runs one WITH or RETURN over `t`.
+pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
+    let mut items: Vec<ProjectionItem> = Vec::new();
+    if p.star {
+        let vis = visible(&t.names);
+        for n in vis {
+            items.push(ProjectionItem {
+                expr: Expr::Variable(n.clone()),
+                alias: None,
+                text: n,
+            });
+        }
+    }
+    items.extend(p.items.iter().cloned());
+    let out_names: Vec<String> = items.iter().map(|i| i.name().to_string()).collect();
+    for (k, n) in out_names.iter().enumerate() {
+        if out_names[..k].contains(n) {
+            return Err(CypherError::compile(
+                ErrorClass::SyntaxError,
+                "ColumnNameConflict",
+                format!("multiple result columns with the name `{n}`"),
+            ));
+        }
+    }
+
+    let mut aggs = Vec::new();
+    let rewritten: Vec<Expr> = items.iter().map(|i| extract_aggs(&i.expr, &mut aggs)).collect();
+    let aggregating = !aggs.is_empty();
+
+    // (out row, the row it came from) pairs; ORDER BY may read both when not aggregating.
+    let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
+    let mut in_names = t.names.clone();
+    if !aggregating {
+        for row in t.rows {
+            ctx.check()?;
+            let scope = Scope::row(&t.names, &row);
+            let out = items
+                .iter()
+                .map(|i| eval(ctx, &i.expr, &scope))
+                .collect::<Result<Vec<_>>>()?;
+            rows.push((out, row));
+        }
+    } else {
+        let key_idx: Vec<usize> = (0..items.len()).filter(|&k| rewritten[k] == items[k].expr).collect();
+        let mut groups: Vec<Group> = Vec::new();
+        let mut index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
+        let new_aggs = || -> Result<Vec<Box<dyn Aggregator>>> {
+            aggs.iter()
+                .map(|a| {
+                    functions::aggregator(&a.name, a.distinct, a.count_star).ok_or_else(|| {
+                        CypherError::compile(
+                            ErrorClass::SyntaxError,
+                            "UnknownFunction",
+                            format!("unknown aggregating function {}", a.name),
+                        )
+                    })
+                })
+                .collect()
+        };
+        for row in t.rows {
+            ctx.check()?;
+            let scope = Scope::row(&t.names, &row);
+            let keys = key_idx
+                .iter()
+                .map(|&k| eval(ctx, &items[k].expr, &scope))
+                .collect::<Result<Vec<_>>>()?;
+            let gk: Vec<GroupKey> = keys.iter().cloned().map(GroupKey).collect();
+            let g = match index.get(&gk) {
+                Some(&g) => g,
+                None => {
+                    groups.push((keys, row.clone(), new_aggs()?));
+                    index.insert(gk, groups.len() - 1);
+                    groups.len() - 1
+                }
+            };
+            for (a, call) in groups[g].2.iter_mut().zip(&aggs) {
+                let args = call
+                    .args
+                    .iter()
+                    .map(|x| eval(ctx, x, &scope))
+                    .collect::<Result<Vec<_>>>()?;
+                a.update(&args)?;
+            }
+        }
+        if groups.is_empty() && key_idx.is_empty() {
+            groups.push((Vec::new(), vec![Value::Null; t.names.len()], new_aggs()?));
+        }
+        for n in 0..aggs.len() {
+            in_names.push(format!("  agg{n}"));
+        }
+        for (keys, mut repr, mut ags) in groups {
+            for a in ags.iter_mut() {
+                repr.push(a.finish()?);
+            }
+            let scope = Scope::row(&in_names, &repr);
+            let mut out = Vec::with_capacity(items.len());
+            let mut ki = keys.into_iter();
+            for (k, e) in rewritten.iter().enumerate() {
+                if *e == items[k].expr {
+                    out.push(ki.next().unwrap_or(Value::Null));
+                } else {
+                    out.push(eval(ctx, e, &scope)?);
+                }
+            }
+            rows.push((out, repr));
+        }
+    }
+
+    if p.distinct {
+        let mut seen = std::collections::HashSet::new();
+        rows.retain(|(out, _)| seen.insert(out.iter().cloned().map(GroupKey).collect::<Vec<_>>()));
+    }
+
+    if !p.order_by.is_empty() {
+        let sort: Vec<SortItem> = p
+            .order_by
+            .iter()
+            .map(|s| SortItem {
+                expr: s.expr.substitute_items(&items),
+                descending: s.descending,
+            })
+            .collect();
+        // Sort scope: the projected columns first, then (when allowed) the input row.
+        let keep_input = !aggregating && !p.distinct;
+        let mut names = out_names.clone();
+        if keep_input || aggregating {
+            names.extend(in_names.iter().cloned());
+        }
+        let mut keyed = Vec::with_capacity(rows.len());
+        for (out, inp) in rows {
+            let mut full = out.clone();
+            if keep_input || aggregating {
+                full.extend(inp.iter().cloned());
+            }
+            let scope = Scope::row(&names, &full);
+            let mut ks = Vec::with_capacity(sort.len());
+            for s in &sort {
+                ks.push(eval(ctx, &s.expr, &scope)?);
+            }
+            keyed.push((ks, out, inp));
+        }
+        keyed.sort_by(|a, b| {
+            for (k, s) in sort.iter().enumerate() {
+                let o = compare::order(&a.0[k], &b.0[k]);
+                let o = if s.descending { o.reverse() } else { o };
+                if o != std::cmp::Ordering::Equal {
+                    return o;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        rows = keyed.into_iter().map(|(_, o, i)| (o, i)).collect();
+    }
+
+    let skip = p
+        .skip
+        .as_ref()
+        .map(|e| count_arg(ctx, e, "SKIP"))
+        .transpose()?
+        .unwrap_or(0);
+    let limit = p.limit.as_ref().map(|e| count_arg(ctx, e, "LIMIT")).transpose()?;
+    let mut rows: Vec<(Vec<Value>, Vec<Value>)> = rows.into_iter().skip(skip).collect();
+    if let Some(l) = limit {
+        rows.truncate(l);
+    }
+    // WITH ... WHERE sees the projected columns and, without aggregation, the variables
+    // before the projection too (`WITH c WHERE r IS NOT NULL`).
+    let mut out_rows = Vec::with_capacity(rows.len());
+    match &p.where_ {
+        None => out_rows.extend(rows.into_iter().map(|(o, _)| o)),
+        Some(w) => {
+            let mut names = out_names.clone();
+            if !aggregating {
+                names.extend(in_names.iter().cloned());
+            }
+            for (o, i) in rows {
+                let mut full = o.clone();
+                if !aggregating {
+                    full.extend(i);
+                }
+                if is_true(ctx, w, &Scope::row(&names, &full))? {
+                    out_rows.push(o);
+                }
+            }
+        }
+    }
+    Ok(Table {
+        names: out_names,
+        rows: out_rows,
+    })
+}
