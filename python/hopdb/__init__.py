@@ -36,11 +36,15 @@ from ._hopdb import (  # noqa: F401
     Cancelled,
     ClosedError,
     CorruptionError,
+    CypherError,
     Error,
     GraphHandle as _GraphHandle,
     InvalidArgument,
+    Node,
     NotFound,
+    QueryResult,
     ReadOnlyError,
+    Relationship,
     Snapshot,
     StorageError,
     StoreLocked,
@@ -51,6 +55,9 @@ __all__ = [
     "Graph",
     "Batch",
     "Snapshot",
+    "QueryResult",
+    "Node",
+    "Relationship",
     "open",
     "from_networkx",
     "Error",
@@ -62,6 +69,7 @@ __all__ = [
     "CorruptionError",
     "Cancelled",
     "ClosedError",
+    "CypherError",
 ]
 
 
@@ -126,6 +134,16 @@ class Graph(_GraphHandle):
     ...     g.upsert_edge("a", "KNOWS", "b")
     ...     g.neighbors("a", "out")
     ['b']
+
+    ``g.query(text, params)`` runs openCypher and returns a :class:`QueryResult`: columns,
+    rows as tuples, update counters (``stats``), and ``to_dicts()``, ``to_arrow()``,
+    ``to_polars()``, ``to_pandas()``. Nodes and relationships in rows are :class:`Node` and
+    :class:`Relationship` objects, paths alternating lists ``[node, rel, node, ...]``; errors
+    raise :class:`CypherError` (``code``, ``line``, ``column``)::
+
+        g.query("CREATE (:Person {name: $name})", {"name": "Ada"})
+        for (name,) in g.query("MATCH (p:Person) RETURN p.name"):
+            ...
     """
 
     def __enter__(self) -> "Graph":

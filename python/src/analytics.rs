@@ -15,7 +15,7 @@ use crate::convert::{direction, key_py, keys_py, to_key, to_keys};
 use crate::errors::{an_err, InvalidArgument};
 use crate::graph::GraphHandle;
 
-fn control(timeout: Option<f64>) -> PyResult<Control> {
+pub(crate) fn control(timeout: Option<f64>) -> PyResult<Control> {
     match timeout {
         None => Ok(Control::default()),
         Some(t) if t.is_finite() && t >= 0.0 => Ok(Control::default().with_timeout(Duration::from_secs_f64(t))),

@@ -132,7 +132,7 @@ static NAMES: std::sync::OnceLock<std::sync::Mutex<std::collections::HashMap<Str
 /// Names beyond this many are made afresh each time (a store with open-ended names).
 const NAMES_MAX: usize = 4096;
 
-fn name_py(py: Python<'_>, name: &str) -> Py<PyString> {
+pub(crate) fn name_py(py: Python<'_>, name: &str) -> Py<PyString> {
     let names = NAMES.get_or_init(Default::default);
     let mut names = names.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(s) = names.get(name) {

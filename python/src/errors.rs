@@ -46,6 +46,17 @@ create_exception!(
     "A traversal or algorithm stopped by its timeout, cancel flag or memory bound."
 );
 create_exception!(_hopdb, ClosedError, Error, "The graph was closed.");
+create_exception!(
+    _hopdb,
+    CypherError,
+    Error,
+    "A Cypher query failed (to parse, to check or to run; a query that fails changes nothing).\n\n\
+     Attributes: ``code`` (the Neo4j status code, e.g. \"Neo.ClientError.Statement.SyntaxError\"), \
+     ``classification`` (the openCypher TCK error class, e.g. \"SyntaxError\"), ``detail`` (the TCK \
+     detail code, e.g. \"UndefinedVariable\"), ``phase`` (\"compile\" or \"runtime\"), ``message``, \
+     and ``line``, ``column`` (1-based) and ``offset`` (0-based, in bytes) of the error in the query \
+     text, or None when it has no position (run-time errors)."
+);
 
 /// Adds the exception classes to the module.
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -60,6 +71,7 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         ("CorruptionError", py.get_type::<CorruptionError>()),
         ("Cancelled", py.get_type::<Cancelled>()),
         ("ClosedError", py.get_type::<ClosedError>()),
+        ("CypherError", py.get_type::<CypherError>()),
     ] {
         m.add(name, ty)?;
     }
@@ -96,5 +108,32 @@ pub(crate) fn import_err(e: ImportError) -> PyErr {
     match e {
         ImportError::Store(e) => core_err(e),
         other => InvalidArgument::new_err(other.to_string()),
+    }
+}
+
+/// A Cypher error: `CypherError` with the status code, classes and position as attributes.
+pub(crate) fn cypher_err(py: Python<'_>, e: hopdb_cypher::CypherError) -> PyErr {
+    let err = CypherError::new_err(e.to_string());
+    let set = |err: &PyErr| -> PyResult<()> {
+        let v = err.value(py);
+        v.setattr("code", e.neo4j_code())?;
+        v.setattr("classification", e.class.as_str())?;
+        v.setattr("detail", e.detail)?;
+        v.setattr(
+            "phase",
+            match e.phase {
+                hopdb_cypher::Phase::Compile => "compile",
+                hopdb_cypher::Phase::Runtime => "runtime",
+            },
+        )?;
+        v.setattr("message", &e.message)?;
+        v.setattr("line", e.position.map(|p| p.line))?;
+        v.setattr("column", e.position.map(|p| p.column))?;
+        v.setattr("offset", e.position.map(|p| p.offset))?;
+        Ok(())
+    };
+    match set(&err) {
+        Ok(()) => err,
+        Err(other) => other,
     }
 }

@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
+use hopdb_cypher::QueryEngine;
 use hopdb_database::{
     AccessMode, Config, Control, Database, Direction, Durability, Edge, Graph, GraphRead, MissingEndpoints, NodeKey,
     ReadTxn,
 };
-use parking_lot::RwLock;
+use parking_lot::{Mutex, RwLock};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::IntoPyObjectExt;
@@ -20,6 +21,9 @@ use crate::errors::{an_err, core_err, ClosedError, InvalidArgument};
 #[pyclass(module = "hopdb._hopdb", frozen, subclass)]
 pub(crate) struct GraphHandle {
     inner: RwLock<Option<Arc<Database>>>,
+    /// The Cypher engine over `inner`, made by the first `query` (its plan cache then serves
+    /// every later one); dropped by `close` with the store. Locked after `inner`.
+    engine: Mutex<Option<QueryEngine>>,
 }
 
 impl GraphHandle {
@@ -29,6 +33,18 @@ impl GraphHandle {
             .read()
             .clone()
             .ok_or_else(|| ClosedError::new_err("the graph was closed"))
+    }
+
+    /// The graph's Cypher engine, made on first use; ClosedError after `close`.
+    pub(crate) fn engine(&self) -> PyResult<QueryEngine> {
+        let inner = self.inner.read();
+        let db = inner
+            .as_ref()
+            .ok_or_else(|| ClosedError::new_err("the graph was closed"))?;
+        let mut slot = self.engine.lock();
+        Ok(slot
+            .get_or_insert_with(|| QueryEngine::new(Database::clone(db)))
+            .clone())
     }
 
     /// Runs `f` on the store with the GIL released.
@@ -401,12 +417,16 @@ impl GraphHandle {
             .map_err(core_err)?;
         Ok(GraphHandle {
             inner: RwLock::new(Some(Arc::new(db))),
+            engine: Mutex::new(None),
         })
     }
 
     /// Closes the store (waits for nothing: running calls finish on their own handle).
     fn close(&self, py: Python<'_>) {
-        let taken = self.inner.write().take();
+        let taken = {
+            let mut inner = self.inner.write();
+            (inner.take(), self.engine.lock().take())
+        };
         py.detach(move || drop(taken));
     }
 

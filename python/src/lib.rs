@@ -6,7 +6,8 @@
 //! are converted before and results after, while holding it.
 //!
 //! The modules: `errors` (the exceptions and the mapping to them), `convert` (Python values
-//! <-> keys, values, properties, nodes, edges), `graph` (the handle, snapshots and reads),
+//! <-> keys, values, properties, nodes, edges), `cypher` (`Graph.query`: openCypher, its
+//! results and their node and relationship values), `graph` (the handle, snapshots and reads),
 //! `write` (upserts, deletes, batches), `analytics` (traversals and algorithms), `io` (import
 //! and export) and `lightrag` (helpers for `hopdb.lightrag`). `GraphHandle` has one
 //! `#[pymethods]` block per module (pyo3's `multiple-pymethods`).
@@ -15,6 +16,7 @@ use pyo3::prelude::*;
 
 mod analytics;
 mod convert;
+mod cypher;
 mod errors;
 mod graph;
 mod io;
@@ -34,6 +36,9 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn _hopdb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<graph::GraphHandle>()?;
     m.add_class::<graph::Snapshot>()?;
+    m.add_class::<cypher::QueryResult>()?;
+    m.add_class::<cypher::Node>()?;
+    m.add_class::<cypher::Relationship>()?;
     errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

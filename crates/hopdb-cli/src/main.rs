@@ -8,14 +8,17 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+mod cypher_format;
 mod import_cmd;
+mod query_cmd;
+mod shell;
 
 #[derive(Parser)]
 #[command(
     name = "hopdb",
     version,
     about = "HopDB: an embedded, durable graph database for knowledge-graph retrieval and graph analytics.",
-    long_about = "HopDB: an embedded, durable graph database for knowledge-graph retrieval (GraphRAG, LightRAG) and graph analytics.\n\nA store is a directory (RocksDB inside). Commands that only read (stats, check) open it as a secondary, so they work while another process writes.\n\nThe knowledge-graph demo and the GraphRAG study's benchmark commands are `hopdb-bench` (crates/hopdb-bench).\n\nLogs go to stderr; set RUST_LOG=info (or debug) for more."
+    long_about = "HopDB: an embedded, durable graph database for knowledge-graph retrieval (GraphRAG, LightRAG) and graph analytics.\n\nA store is a directory (RocksDB inside). Commands that only read (stats, check) open it as a secondary, so they work while another process writes; `query` and `shell` run Cypher and open it for writing (or with --read-only as a secondary).\n\nThe knowledge-graph demo and the GraphRAG study's benchmark commands are `hopdb-bench` (crates/hopdb-bench).\n\nLogs go to stderr; set RUST_LOG=info (or debug) for more."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -80,6 +83,14 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Run Cypher statements against a store and print the rows as an aligned table (or JSON
+    /// lines with --json), the row count and time, and the update counters. The store is
+    /// opened for writing (statements may write; each is one atomic transaction).
+    Query(Box<query_cmd::QueryArgs>),
+    /// An interactive Cypher shell on a store: statements end with ';' and may span lines;
+    /// :help lists the commands (parameters, quitting). History is kept in ~/.hopdb_history.
+    /// Reads plain lines when stdin is not a terminal (scripts: `hopdb shell STORE < file`).
+    Shell(Box<shell::ShellArgs>),
     /// Write the LightRAG-shaped knowledge graph of the eight-engine GraphRAG study as
     /// neo4j-admin import CSV files (documents, chunks, entities, HAS_CHUNK, MENTIONS).
     Generate {
@@ -116,6 +127,8 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Export { dir, out, format, json } => import_cmd::export(&dir, &out, &format, json),
         Cmd::Backup { dir, out, json } => copy_store(&dir, &out, json, "backup"),
         Cmd::Restore { backup, dir, json } => copy_store(&backup, &dir, json, "restore"),
+        Cmd::Query(a) => query_cmd::run(&a),
+        Cmd::Shell(a) => shell::run(&a),
     }
 }
 

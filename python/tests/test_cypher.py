@@ -1,0 +1,231 @@
+"""Cypher from Python: ``Graph.query`` with parameters, ``QueryResult`` (columns, rows, len,
+indexing, stats, plan, dicts, pyarrow / Polars / pandas), ``Node`` / ``Relationship`` / path
+values, and ``CypherError`` with its Neo4j code and position.
+
+Tests marked ``needs_engine`` run queries for real: they skip, saying so, while hopdb-cypher's
+executor is the placeholder that rejects every query, and run once the engine is in."""
+
+import datetime
+import threading
+
+import pytest
+
+import hopdb
+
+
+def _engine_ready() -> bool:
+    try:
+        hopdb.Graph().query("RETURN 1 AS one")
+        return True
+    except hopdb.CypherError as e:
+        # The placeholder executor rejects everything with this; any other error is a real one
+        # that the tests below should show.
+        return not (e.classification == "FeatureNotSupported" and "the executor" in e.message)
+
+
+needs_engine = pytest.mark.skipif(not _engine_ready(), reason="needs the Cypher engine (hopdb-cypher's executor)")
+
+
+def people() -> hopdb.Graph:
+    g = hopdb.Graph()
+    g.query(
+        "CREATE (a:Person {_key: 'ada', name: 'Ada', born: 1815})-[:KNOWS {since: 1833}]->"
+        "(b:Person:Author {_key: 'charles', name: 'Charles'})"
+    )
+    return g
+
+
+# --- Without the engine: the API surface, parameter conversion, errors. ---
+
+
+def test_api_is_exported():
+    assert issubclass(hopdb.CypherError, hopdb.Error)
+    for name in ("QueryResult", "Node", "Relationship", "CypherError"):
+        assert name in hopdb.__all__ and hasattr(hopdb, name)
+    assert callable(hopdb.Graph().query)
+
+
+def test_errors_are_cypher_errors_with_a_neo4j_code():
+    g = hopdb.Graph()
+    with pytest.raises(hopdb.CypherError) as info:
+        g.query("MATCH (n)\nRETURN n +")
+    e = info.value
+    assert isinstance(e, hopdb.Error)
+    assert e.code.startswith("Neo.ClientError.Statement.")
+    assert e.phase in ("compile", "runtime") and e.classification and e.detail and e.message
+    assert e.code in str(e)
+    for attr in ("line", "column", "offset"):
+        assert getattr(e, attr) is None or isinstance(getattr(e, attr), int)
+
+
+def test_unsupported_parameter_types_raise_type_error():
+    g = hopdb.Graph()
+    with pytest.raises(TypeError, match=r"\$d: date values are not supported.*ISO 8601"):
+        g.query("RETURN $d", {"d": datetime.date(2024, 1, 2)})
+    with pytest.raises(TypeError, match="datetime values"):
+        g.query("RETURN $d", {"d": datetime.datetime.now()})
+    with pytest.raises(TypeError, match=r"\$x: .*not object"):
+        g.query("RETURN $x", {"x": [1, {"k": object()}]})
+    with pytest.raises(TypeError, match="map keys are str"):
+        g.query("RETURN $x", {"x": {1: "a"}})
+    with pytest.raises(TypeError, match="parameter names are str"):
+        g.query("RETURN 1", {1: "a"})
+    with pytest.raises(TypeError, match="dict of name"):
+        g.query("RETURN 1", [("a", 1)])
+    with pytest.raises(OverflowError, match="64 bits"):
+        g.query("RETURN $i", {"i": 2**64})
+    with pytest.raises(hopdb.InvalidArgument, match="timeout"):
+        g.query("RETURN 1", timeout=-1)
+
+
+def test_closed_graph():
+    g = hopdb.Graph()
+    g.close()
+    with pytest.raises(hopdb.ClosedError):
+        g.query("RETURN 1")
+
+
+# --- With the engine. ---
+
+
+@needs_engine
+def test_rows_columns_len_indexing_and_dicts():
+    g = people()
+    r = g.query("MATCH (p:Person) RETURN p.name AS name, p.born AS born ORDER BY name")
+    assert r.columns == ["name", "born"]
+    assert len(r) == 2
+    assert list(r) == [("Ada", 1815), ("Charles", None)]
+    assert list(r) == list(r), "a result can be iterated again"
+    assert r[0] == ("Ada", 1815) and r[-1] == ("Charles", None)
+    with pytest.raises(IndexError):
+        r[2]
+    assert r.to_dicts() == [{"name": "Ada", "born": 1815}, {"name": "Charles", "born": None}]
+    assert r.plan is None
+    assert not any(r.stats.values())
+    assert "rows=2" in repr(r)
+
+
+@needs_engine
+def test_write_stats():
+    g = hopdb.Graph()
+    r = g.query("CREATE (:A {x: 1, y: 2})-[:R]->(:B)")
+    assert r.columns == [] and len(r) == 0
+    s = r.stats
+    assert (s["nodes_created"], s["relationships_created"], s["properties_set"], s["labels_added"]) == (2, 1, 2, 2)
+    assert set(s) >= {"nodes_deleted", "relationships_deleted", "properties_removed", "labels_removed"}
+    assert g.query("MATCH (n:A) DETACH DELETE n").stats["nodes_deleted"] == 1
+    assert g.node_count() == 1
+
+
+@needs_engine
+def test_parameters_round_trip():
+    g = hopdb.Graph()
+    params = {"n": None, "b": True, "i": -(2**63), "f": 1.5, "s": "ü", "l": [1, "x", [None]], "m": {"k": {"z": 1}}, "t": (1, 2)}
+    cols = ", ".join(f"${k} AS {k}" for k in params)
+    (row,) = g.query(f"RETURN {cols}", params)
+    want = dict(params, t=[1, 2])
+    assert dict(zip(params, row)) == want
+    assert g.query("RETURN $by AS by", {"by": b"\x00\xff"})[0] == (b"\x00\xff",)
+    with pytest.raises(hopdb.CypherError) as info:
+        g.query("RETURN $missing AS x")
+    assert info.value.code == "Neo.ClientError.Statement.ParameterMissing"
+
+
+@needs_engine
+def test_nodes_relationships_and_paths():
+    g = people()
+    (a, r, b, p) = g.query("MATCH p = (a {_key: 'ada'})-[r:KNOWS]->(b) RETURN a, r, b, p")[0]
+    assert isinstance(a, hopdb.Node) and isinstance(r, hopdb.Relationship)
+    assert a.key == "ada" and a.labels == ["Person"] and a.properties == {"name": "Ada", "born": 1815}
+    assert b.key == "charles" and sorted(b.labels) == ["Author", "Person"]
+    assert isinstance(a.id, int) and a.element_id == str(a.id) and a.id != b.id
+    assert a["name"] == "Ada" and a.get("missing") is None and a.get("missing", 7) == 7
+    with pytest.raises(KeyError):
+        a["missing"]
+    a.properties["name"] = "changed"
+    assert a["name"] == "Ada", "properties is a copy"
+    assert r.type == "KNOWS" and r.properties == {"since": 1833} and r["since"] == 1833
+    assert (r.start, r.end) == (a.id, b.id) and (r.start_key, r.end_key) == ("ada", "charles")
+    assert isinstance(r.id, int) and r.element_id == str(r.id)
+    assert p == [a, r, b]
+    assert a.to_dict() == {"id": a.id, "element_id": a.element_id, "key": "ada", "labels": ["Person"], "properties": {"name": "Ada", "born": 1815}}
+    assert r.to_dict() == {
+        "id": r.id,
+        "element_id": r.element_id,
+        "type": "KNOWS",
+        "start": a.id,
+        "end": b.id,
+        "start_key": "ada",
+        "end_key": "charles",
+        "properties": {"since": 1833},
+    }
+    (a2,) = g.query("MATCH (a {_key: 'ada'}) RETURN a")[0]
+    assert a2 == a and hash(a2) == hash(a) and a != b and a != "ada"
+    assert len({a, a2, b}) == 2
+    assert repr(a).startswith("Node(") and "'ada'" in repr(a) and repr(r).startswith("Relationship(")
+
+
+@needs_engine
+def test_syntax_errors_have_a_position():
+    g = hopdb.Graph()
+    with pytest.raises(hopdb.CypherError) as info:
+        g.query("MATCH (n)\nRETURN n +")
+    e = info.value
+    assert e.code == "Neo.ClientError.Statement.SyntaxError" and e.classification == "SyntaxError"
+    assert e.phase == "compile" and e.line == 2 and isinstance(e.column, int) and e.column > 1
+    with pytest.raises(hopdb.CypherError) as info:
+        g.query("RETURN 1 / 0")
+    assert info.value.code == "Neo.ClientError.Statement.ArgumentError" and info.value.line is None
+
+
+@needs_engine
+def test_explain_has_a_plan():
+    g = people()
+    r = g.query("EXPLAIN MATCH (p:Person) RETURN p")
+    assert isinstance(r.plan, str) and r.plan.strip()
+
+
+@needs_engine
+def test_tables():
+    pa = pytest.importorskip("pyarrow")
+    g = people()
+    r = g.query(
+        "MATCH (p:Person)-[k:KNOWS]->(q) "
+        "UNWIND [1, 'two'] AS mixed "
+        "RETURN p.name AS name, p.born AS born, p AS node, k AS rel, mixed ORDER BY mixed"
+    )
+    t = r.to_arrow()
+    assert t.column_names == ["name", "born", "node", "rel", "mixed"]
+    assert t.column("name").to_pylist() == ["Ada", "Ada"]
+    assert t.schema.field("born").type == pa.int64()
+    assert t.column("node").to_pylist()[0]["key"] == "ada"
+    assert t.column("rel").to_pylist()[0]["type"] == "KNOWS"
+    assert sorted(t.column("mixed").to_pylist()) == ['"two"', "1"], "mixed kinds become JSON text"
+    pl = pytest.importorskip("polars")
+    df = r.to_polars()
+    assert isinstance(df, pl.DataFrame) and df.columns == t.column_names and df.height == 2
+    pytest.importorskip("pandas")
+    pdf = r.to_pandas()
+    assert list(pdf.columns) == t.column_names and len(pdf) == 2
+    empty = g.query("MATCH (n:Nobody) RETURN n.name AS name").to_arrow()
+    assert empty.column_names == ["name"] and empty.num_rows == 0
+
+
+@needs_engine
+def test_threads_share_the_engine():
+    g = people()
+    errors = []
+
+    def work():
+        try:
+            for _ in range(50):
+                assert g.query("MATCH (p:Person {name: $n}) RETURN p.born", {"n": "Ada"})[0] == (1815,)
+        except Exception as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
