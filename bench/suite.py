@@ -57,7 +57,7 @@ WORKLOADS = {
         report="import.md", jsonl="import.jsonl"),
     "retrieval": Workload(
         "retrieval", "the study's Q1-Q7 mix from Python in-process, 1 and 2 threads, 2 processes",
-        ["hopdb", "sqlite", "networkx", "kuzu", "neo4j", "postgres", "cozo", "falkordb"],
+        ["hopdb", "hopdb-cypher", "sqlite", "networkx", "kuzu", "neo4j", "postgres", "cozo", "falkordb"],
         quick=["--scale", "0.1", "--queries", "2000", "--warmup", "200", "--max-seconds", "5", "--check", "20", "--variant-trial", "50"],
         full=["--scale", "1", "--queries", "200000", "--warmup", "10000", "--max-seconds", "20"]),
     "sweep": Workload(
@@ -66,7 +66,7 @@ WORKLOADS = {
         quick=["--profile", "quick"], full=["--profile", "full"]),
     "deep": Workload(
         "deep", "Q8 (1..4 hops, LIMIT 100) and Q11 (shortest path) with a per-query timeout",
-        ["hopdb", "hopdb-store", "networkx", "postgres", "sqlite", "kuzu", "falkordb", "cozo", "neo4j"],
+        ["hopdb", "hopdb-store", "hopdb-python", "hopdb-cypher", "networkx", "postgres", "sqlite", "kuzu", "falkordb", "cozo", "neo4j"],
         quick=["--scale", "0.1", "--seeds", "20", "--warmup", "5", "--slow-seeds", "3"], full=["--scale", "1", "--seeds", "250", "--warmup", "25"],
         report="deep.md", jsonl="deep.jsonl"),
     "unum": Workload(

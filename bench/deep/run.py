@@ -33,11 +33,13 @@ from bench.deep.workload import MAX_HOPS, Q8_HOPS, Q8_LIMIT
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-DEFAULT_ENGINES = ["hopdb", "hopdb-store", "networkx", "postgres", "sqlite", "kuzu", "falkordb", "cozo", "neo4j"]
+DEFAULT_ENGINES = ["hopdb", "hopdb-store", "hopdb-python", "hopdb-cypher", "networkx", "postgres", "sqlite", "kuzu", "falkordb", "cozo", "neo4j"]
 NAMES = {
     "hopdb": "HopDB (auto: projection)",
     "hopdb-store": "HopDB (store)",
     "hopdb-projection": "HopDB (projection)",
+    "hopdb-python": "HopDB (Python, native calls)",
+    "hopdb-cypher": "HopDB (Python, Cypher)",
     "networkx": "NetworkX",
     "postgres": "PostgreSQL",
     "sqlite": "SQLite",

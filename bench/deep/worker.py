@@ -36,14 +36,17 @@ PEERS = {
     "falkordb": ("bench.engines.falkordb", "FalkorDBDeep", {}),
     "cozo": ("bench.engines.cozo", "CozoDeep", {}),
     "neo4j": ("bench.engines.neo4j", "Neo4jDeep", {}),
+    # HopDB's store from Python: Cypher through g.query, and the native calls it is compared with.
+    "hopdb-cypher": ("bench.engines.hopdb_cypher", "HopDBCypherDeep", {}),
+    "hopdb-python": ("bench.engines.hopdb_cypher", "HopDBPythonDeep", {}),
 }
 HOPDB_MODES = {"hopdb": "auto", "hopdb-store": "store", "hopdb-projection": "projection"}
 ENGINES = list(HOPDB_MODES) + list(PEERS)
 
 
 def cache_name(engine):
-    """Engines that share one database: the HopDB modes, Kuzu with and without parameters."""
-    if engine in HOPDB_MODES:
+    """Engines that share one database: the HopDB modes and Python clients, Kuzu with and without parameters."""
+    if engine in HOPDB_MODES or engine in ("hopdb-cypher", "hopdb-python"):
         return "hopdb"
     if engine == "kuzu-params":
         return "kuzu"

@@ -11,6 +11,7 @@ ENGINES = {
     "postgres": ("bench.engines.postgres", "PostgresRetrieval"),
     "cozo": ("bench.engines.cozo", "CozoRetrieval"),
     "falkordb": ("bench.engines.falkordb", "FalkorDBRetrieval"),
+    "hopdb-cypher": ("bench.engines.hopdb_cypher", "HopDBCypherRetrieval"),  # the same store through g.query (issue 19)
 }
 # Engines also measured as two processes, each opening the database read-only.
 MULTI_PROCESS = ("hopdb", "sqlite")

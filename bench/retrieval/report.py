@@ -8,7 +8,7 @@ import sys
 
 from bench.retrieval.workload import KIND_NAMES, KINDS
 
-NAMES = {"hopdb": "HopDB (Python)", "sqlite": "SQLite", "networkx": "NetworkX", "kuzu": "Kuzu", "neo4j": "Neo4j", "postgres": "PostgreSQL", "cozo": "Cozo", "falkordb": "FalkorDB"}
+NAMES = {"hopdb": "HopDB (Python)", "sqlite": "SQLite", "networkx": "NetworkX", "kuzu": "Kuzu", "neo4j": "Neo4j", "postgres": "PostgreSQL", "cozo": "Cozo", "falkordb": "FalkorDB", "hopdb-cypher": "HopDB (Cypher)"}
 MODES = ["1-thread", "2-thread", "2-process"]
 
 

@@ -182,3 +182,32 @@ def test_engines_answer_like_the_reference(name, kg, data, tmp_path):
             fork.release()
     finally:
         eng.close()
+
+
+# --- HopDB's Cypher engine on the same graph (skipped without the hopdb package)
+
+
+@pytest.mark.parametrize("variant", ["peer", "lean"])
+def test_hopdb_cypher_answers_like_the_reference(variant, kg, data, tmp_path):
+    hopdb = pytest.importorskip("hopdb")
+    if not hasattr(hopdb.Graph, "query"):
+        pytest.skip("this hopdb package has no Cypher engine (Graph.query)")
+    import os
+
+    from bench.engines.base import Ready
+
+    g = hopdb.Graph(str(tmp_path / "store"))  # what ensure_store would find: a loaded store and ready.json
+    g.import_files(nodes=[os.path.join(data, f) for f in ("documents.csv", "chunks.csv", "entities.csv")],
+                   relationships=[os.path.join(data, f) for f in ("has_chunk.csv", "mentions.csv")])
+    g.close()
+    Ready(str(tmp_path)).set({"load_s": 0.0})
+    eng = engine_class("hopdb-cypher")()
+    eng.probe()
+    eng.prepare(data, str(tmp_path), False)
+    try:
+        eng.set_variant(variant)
+        sample = [[k, s, kg.full(k, s)] for k, s in all_seeds()]
+        assert reference.check_engine(eng, sample)["problems"] == []
+        assert eng.q6("chunk-1") == [("chunk-2", 2), ("chunk-3", 1), ("chunk-4", 1)]
+    finally:
+        eng.close()
