@@ -334,3 +334,28 @@ fn errors_name_what_and_where() {
     let err = e.query("RETURN nosuchfunction(1)", &params! {}).unwrap_err();
     assert_eq!(err.detail, "UnknownFunction");
 }
+
+#[test]
+fn shortest_path_property_predicates_see_the_row_and_regexes_match_per_row() {
+    let e = engine();
+    e.query(
+        "CREATE (a:S {n: 1})-[:E {ok: true}]->(b:S {n: 2})-[:E {ok: true}]->(c:S {n: 3}), (a)-[:E {ok: false}]->(c)",
+        &params! {},
+    )
+    .unwrap();
+    // The predicate reads a variable bound earlier: the direct edge is excluded.
+    let got = rows(
+        &e,
+        "WITH true AS flag MATCH (a:S {n: 1}), (c:S {n: 3}) MATCH p = shortestPath((a)-[:E* {ok: flag}]->(c)) RETURN length(p)",
+        &params! {},
+    );
+    assert_eq!(got, vec![vec![Value::Int(2)]]);
+    let got = rows(
+        &e,
+        "MATCH (s:S) WHERE toString(s.n) =~ '[12]' RETURN s.n ORDER BY s.n",
+        &params! {},
+    );
+    assert_eq!(got, vec![vec![Value::Int(1)], vec![Value::Int(2)]]);
+    let err = e.query("RETURN 'a' =~ '('", &params! {}).unwrap_err();
+    assert_eq!(err.class, ErrorClass::ArgumentError);
+}

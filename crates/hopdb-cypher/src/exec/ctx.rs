@@ -34,6 +34,11 @@ pub(crate) struct Ctx<'t, 'p> {
     pub procedures: super::procedures::registry::ProcedureRegistry,
     nodes: RefCell<HashMap<NodeKey, Option<Arc<Node>>>>,
     rels: RefCell<HashMap<RelRef, Option<Arc<Map>>>>,
+    /// Regular expressions of `=~`, compiled once per query and pattern text.
+    regexes: RefCell<HashMap<String, Arc<regex::Regex>>>,
+    /// Edge types this query created relationships of (a catalog listing reads every
+    /// type's counter, too much to repeat per relationship).
+    pub edge_types: HashMap<String, hopdb_database::EdgeType>,
 }
 
 impl<'t, 'p> Ctx<'t, 'p> {
@@ -53,6 +58,8 @@ impl<'t, 'p> Ctx<'t, 'p> {
             procedures: Default::default(),
             nodes: RefCell::new(HashMap::new()),
             rels: RefCell::new(HashMap::new()),
+            regexes: RefCell::new(HashMap::new()),
+            edge_types: HashMap::new(),
         }
     }
 
@@ -93,6 +100,22 @@ impl<'t, 'p> Ctx<'t, 'p> {
             };
             CypherError::runtime(class, "Cancelled", format!("query stopped: {e}"))
         })
+    }
+
+    /// The compiled regular expression of an `=~` pattern (whole-string match).
+    pub fn regex(&self, pattern: &str) -> Result<Arc<regex::Regex>> {
+        if let Some(r) = self.regexes.borrow().get(pattern) {
+            return Ok(r.clone());
+        }
+        let re = regex::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| {
+            CypherError::argument(
+                "InvalidArgumentValue",
+                format!("invalid regular expression {pattern:?}: {e}"),
+            )
+        })?;
+        let re = Arc::new(re);
+        self.regexes.borrow_mut().insert(pattern.to_string(), re.clone());
+        Ok(re)
     }
 
     /// Checks the memory bound against a table of `rows` rows of `width` values (estimated

@@ -555,6 +555,12 @@ fn binary(ctx: &Ctx, op: BinaryOp, a: &Expr, b: &Expr, scope: &Scope) -> Result<
     }
     let x = eval(ctx, a, scope)?;
     let y = eval(ctx, b, scope)?;
+    if op == BinaryOp::RegexMatch {
+        return Ok(match (&x, &y) {
+            (Value::String(s), Value::String(p)) => Value::Bool(ctx.regex(p)?.is_match(s)),
+            _ => Value::Null,
+        });
+    }
     binary_values(op, &x, &y)
 }
 
@@ -597,15 +603,8 @@ pub(crate) fn binary_values(op: BinaryOp, x: &Value, y: &Value) -> Result<Value>
             }),
             _ => Value::Null,
         },
-        BinaryOp::RegexMatch => match (x, y) {
-            (Value::String(s), Value::String(p)) => {
-                let re = regex::Regex::new(&format!("^(?:{p})$")).map_err(|e| {
-                    CypherError::argument("InvalidArgumentValue", format!("invalid regular expression {p:?}: {e}"))
-                })?;
-                Value::Bool(re.is_match(s))
-            }
-            _ => Value::Null,
-        },
+        // Needs the query's regex cache: `binary` handles it.
+        BinaryOp::RegexMatch => Value::Null,
         BinaryOp::And | BinaryOp::Or | BinaryOp::Xor => Value::Null,
     })
 }

@@ -598,6 +598,14 @@ impl Matcher<'_, '_, '_> {
         let ends = self.candidates(s1)?;
         let (min, max) = rp.length.unwrap_or((Some(1), Some(1)));
         let (min, max) = (min.unwrap_or(1), max.unwrap_or(u64::MAX));
+        // The relationships' property predicate, evaluated once in the match's scope.
+        let want = match &rp.props {
+            None => None,
+            Some(p) => match eval(self.ctx, p, &self.scope(vals))? {
+                Value::Map(m) => Some(m),
+                _ => return Ok(true),
+            },
+        };
         for a in &starts {
             if !self.node_ok(&el.start, a, vals)? {
                 continue;
@@ -618,8 +626,8 @@ impl Matcher<'_, '_, '_> {
                     &na.key,
                     &nb.key,
                     rp,
-                    min,
-                    max,
+                    want.as_ref(),
+                    (min, max),
                     part.kind == PathKind::AllShortest,
                 )?;
                 for p in paths {
@@ -811,8 +819,8 @@ fn shortest_paths(
     a: &NodeKey,
     b: &NodeKey,
     rp: &RelPattern,
-    min: u64,
-    max: u64,
+    want: Option<&crate::value::Map>,
+    (min, max): (u64, u64),
     all: bool,
 ) -> Result<Vec<PathValue>> {
     if a != b && !all && rp.props.is_none() && min <= 1 && matches!(ctx.store, super::ctx::Store::Read(_)) {
@@ -855,24 +863,14 @@ fn shortest_paths(
             continue;
         }
         for (rel, v) in expand(ctx, &u, rp.direction, &rp.types)? {
-            if let Some(p) = &rp.props {
-                let scope_names: [String; 0] = [];
-                let ok = {
-                    let want = eval(ctx, p, &Scope::row(&scope_names, &[]))?;
-                    match want {
-                        Value::Map(m) => {
-                            let mut ok = true;
-                            for (k, w) in &m {
-                                let have = ctx.rel_property(&rel, k)?;
-                                if compare::equals(&have, w) != Some(true) {
-                                    ok = false;
-                                }
-                            }
-                            ok
-                        }
-                        _ => false,
+            if let Some(m) = want {
+                let mut ok = true;
+                for (k, w) in m {
+                    if compare::equals(&ctx.rel_property(&rel, k)?, w) != Some(true) {
+                        ok = false;
+                        break;
                     }
-                };
+                }
                 if !ok {
                     continue;
                 }

@@ -144,22 +144,30 @@ fn create_rel(ctx: &mut Ctx, rp: &RelPattern, a: &NodeRef, b: &NodeRef, scope: &
     let props = prop_map(ctx, rp.props.as_deref(), scope)?;
     let sp = to_props(&props)?;
     let n_props = sp.len() as u64;
-    let tx = ctx.tx()?;
-    let existing = tx
-        .edge_types()?
-        .into_iter()
-        .find(|(t, _)| *t.name == *ty)
-        .map(|(t, _)| t);
-    let t = match existing {
-        Some(t) => t,
-        None => tx.define_edge_type(
-            &ty,
-            EdgeTypeOptions {
-                undirected: false,
-                multi: true,
-            },
-        )?,
+    let t = match ctx.edge_types.get(&ty) {
+        Some(t) => t.clone(),
+        None => {
+            let tx = ctx.tx()?;
+            let existing = tx
+                .edge_types()?
+                .into_iter()
+                .find(|(t, _)| *t.name == *ty)
+                .map(|(t, _)| t);
+            let t = match existing {
+                Some(t) => t,
+                None => tx.define_edge_type(
+                    &ty,
+                    EdgeTypeOptions {
+                        undirected: false,
+                        multi: true,
+                    },
+                )?,
+            };
+            ctx.edge_types.insert(ty.clone(), t.clone());
+            t
+        }
     };
+    let tx = ctx.tx()?;
     let edge_id = if t.options.multi {
         tx.add_edge(src.key.clone(), &ty, dst.key.clone(), None, sp)?
     } else {
