@@ -489,10 +489,21 @@ impl Analytics {
         q: &PathQuery,
         ctrl: &Control,
     ) -> Result<Answer<Option<Vec<NodeKey>>>> {
-        let txn = self.graph.read();
-        let src = self.source(&txn, &q.types, q.via, true, ctrl)?;
-        let (s, t) = (src.start(&txn, a)?, src.start(&txn, b)?);
-        let adj = src.adjacency(&txn, &q.types);
+        self.shortest_path_at(&self.graph.read(), a, b, q, ctrl)
+    }
+
+    /// [`Analytics::shortest_path`] on the snapshot `txn` (a query engine's own snapshot).
+    pub fn shortest_path_at(
+        &self,
+        txn: &ReadTxn,
+        a: &NodeKey,
+        b: &NodeKey,
+        q: &PathQuery,
+        ctrl: &Control,
+    ) -> Result<Answer<Option<Vec<NodeKey>>>> {
+        let src = self.source(txn, &q.types, q.via, true, ctrl)?;
+        let (s, t) = (src.start(txn, a)?, src.start(txn, b)?);
+        let adj = src.adjacency(txn, &q.types);
         let path = point::shortest_path(&*adj, s, t, q.dir, q.max_hops, ctrl)?;
         let value = path
             .map(|nodes| nodes.into_iter().map(|u| adj.key_of(u)).collect::<Result<Vec<_>>>())
@@ -513,12 +524,24 @@ impl Analytics {
         limit: Option<usize>,
         ctrl: &Control,
     ) -> Result<Answer<Vec<NodeKey>>> {
-        let txn = self.graph.read();
+        self.var_length_endpoints_at(&self.graph.read(), start, min_hops, q, limit, ctrl)
+    }
+
+    /// [`Analytics::var_length_endpoints`] on the snapshot `txn`.
+    pub fn var_length_endpoints_at(
+        &self,
+        txn: &ReadTxn,
+        start: &NodeKey,
+        min_hops: u32,
+        q: &PathQuery,
+        limit: Option<usize>,
+        ctrl: &Control,
+    ) -> Result<Answer<Vec<NodeKey>>> {
         // Trails tell relationships apart, which the overlay's added edges do only roughly:
         // they run on a fresh projection or the store.
-        let src = self.source(&txn, &q.types, q.via, false, ctrl)?;
-        let s = src.start(&txn, start)?;
-        let adj = src.adjacency(&txn, &q.types);
+        let src = self.source(txn, &q.types, q.via, false, ctrl)?;
+        let s = src.start(txn, start)?;
+        let adj = src.adjacency(txn, &q.types);
         let found = point::var_length_endpoints(&*adj, s, min_hops, q.max_hops, q.dir, limit, ctrl)?;
         Ok(Answer {
             value: found.into_iter().map(|(_, k)| k).collect(),
@@ -642,7 +665,20 @@ impl Analytics {
         exclude_seeds: bool,
         ctrl: &Control,
     ) -> Result<Answer<Vec<NodeKey>>> {
-        self.pattern(seeds, steps, exclude_seeds, ctrl, |walks, ids, exclude| {
+        self.expand_at(&self.graph.read(), seeds, steps, limit, exclude_seeds, ctrl)
+    }
+
+    /// [`Analytics::expand`] on the snapshot `txn` (a query engine's own snapshot).
+    pub fn expand_at(
+        &self,
+        txn: &ReadTxn,
+        seeds: &[NodeKey],
+        steps: &[Step],
+        limit: Option<usize>,
+        exclude_seeds: bool,
+        ctrl: &Control,
+    ) -> Result<Answer<Vec<NodeKey>>> {
+        self.pattern(txn, seeds, steps, exclude_seeds, ctrl, |walks, ids, exclude| {
             pattern::distinct_ends(walks, ids, exclude, limit, ctrl)
         })
     }
@@ -658,14 +694,50 @@ impl Analytics {
         exclude_seeds: bool,
         ctrl: &Control,
     ) -> Result<Answer<Vec<(NodeKey, u64)>>> {
-        self.pattern(seeds, steps, exclude_seeds, ctrl, |walks, ids, exclude| {
-            pattern::walk_counts(walks, ids, exclude, top, ctrl)
+        self.expand_counts_at(&self.graph.read(), seeds, steps, top, exclude_seeds, ctrl)
+    }
+
+    /// [`Analytics::expand_counts`] on the snapshot `txn`.
+    pub fn expand_counts_at(
+        &self,
+        txn: &ReadTxn,
+        seeds: &[NodeKey],
+        steps: &[Step],
+        top: Option<usize>,
+        exclude_seeds: bool,
+        ctrl: &Control,
+    ) -> Result<Answer<Vec<(NodeKey, u64)>>> {
+        self.expand_counts_ordered_at(txn, seeds, steps, top, exclude_seeds, &NodeKey::cmp, ctrl)
+    }
+
+    /// [`Analytics::expand_counts_at`] with ties on the count broken by `key_order` (a query
+    /// language's own order of the keys' values) instead of the keys' natural order.
+    #[allow(clippy::too_many_arguments)]
+    pub fn expand_counts_ordered_at(
+        &self,
+        txn: &ReadTxn,
+        seeds: &[NodeKey],
+        steps: &[Step],
+        top: Option<usize>,
+        exclude_seeds: bool,
+        key_order: &dyn Fn(&NodeKey, &NodeKey) -> std::cmp::Ordering,
+        ctrl: &Control,
+    ) -> Result<Answer<Vec<(NodeKey, u64)>>> {
+        self.pattern(txn, seeds, steps, exclude_seeds, ctrl, |walks, ids, exclude| {
+            pattern::walk_counts(walks, ids, exclude, top, key_order, ctrl)
         })
+    }
+
+    /// The cached projection of every edge type when it holds exactly `txn`'s snapshot (no
+    /// build, no overlay): what a query engine lists adjacency from instead of the store.
+    pub fn fresh_projection(&self, txn: &ReadTxn) -> Option<SharedProjection> {
+        self.fresh(&ProjectionSpec::all(), txn.version())
     }
 
     /// Runs a path pattern on a fresh projection, the overlay or the store (see `source`).
     fn pattern<T>(
         &self,
+        txn: &ReadTxn,
         seeds: &[NodeKey],
         steps: &[Step],
         exclude_seeds: bool,
@@ -675,15 +747,14 @@ impl Analytics {
         if steps.is_empty() {
             return Err(AlgoError::InvalidArgument("a path pattern needs at least one step".into()).into());
         }
-        let txn = self.graph.read();
         // Steps of one type set may use a projection of exactly those types; mixed steps
         // need one of every type (or the overlay, or the store), each step filtering its own.
         let same_types = steps.windows(2).all(|w| w[0].types == w[1].types);
         let types = if same_types { steps[0].types.clone() } else { None };
-        let src = self.source(&txn, &types, Via::Auto, true, ctrl)?;
+        let src = self.source(txn, &types, Via::Auto, true, ctrl)?;
         let mut ids = Vec::with_capacity(seeds.len());
         let mut seen = rustc_hash::FxHashSet::default();
-        for id in src.starts(&txn, seeds)?.into_iter().flatten() {
+        for id in src.starts(txn, seeds)?.into_iter().flatten() {
             if seen.insert(id) {
                 ids.push(id);
             }
@@ -691,7 +762,7 @@ impl Analytics {
         let exclude = if exclude_seeds { seen } else { Default::default() };
         let walks: Vec<pattern::Walk<'_>> = steps
             .iter()
-            .map(|s| (src.adjacency(&txn, &s.types) as Box<dyn point::Adjacency + '_>, s.dir))
+            .map(|s| (src.adjacency(txn, &s.types) as Box<dyn point::Adjacency + '_>, s.dir))
             .collect();
         Ok(Answer {
             value: run(&walks, &ids, &exclude)?,

@@ -127,7 +127,8 @@ fn walk_distinct(steps: &[Walk<'_>], st: &mut DistinctState<'_>, level: usize, u
 }
 
 /// The end nodes of the walks from `seeds` along `steps` with the number of walks reaching
-/// each (openCypher's `count(*)`), nodes in `exclude` left out, by count descending then key,
+/// each (openCypher's `count(*)`), nodes in `exclude` left out, by count descending then key
+/// (in `key_order`),
 /// the first `top`. Counts flow level by level, so a node reached many ways expands once;
 /// keys held in memory (a projection's) are only borrowed, and read for the ranked rows alone:
 /// copying every end node's key cost more than the walk (cache misses on a hub's thousands).
@@ -136,6 +137,7 @@ pub(crate) fn walk_counts(
     seeds: &[u64],
     exclude: &FxHashSet<u64>,
     top: Option<usize>,
+    key_order: &dyn Fn(&NodeKey, &NodeKey) -> std::cmp::Ordering,
     ctrl: &Control,
 ) -> Result<Vec<(NodeKey, u64)>> {
     ctrl.check()?;
@@ -228,7 +230,7 @@ pub(crate) fn walk_counts(
     }
     // Selecting before sorting: the rows tied at the cut can be thousands (a hub's chunks
     // all sharing one entity), and sorting them all by key dominated the query.
-    let order = |a: &(&NodeKey, u64), b: &(&NodeKey, u64)| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0));
+    let order = |a: &(&NodeKey, u64), b: &(&NodeKey, u64)| b.1.cmp(&a.1).then_with(|| key_order(a.0, b.0));
     if let Some(top) = top.filter(|&t| t > 0 && t < ranked.len()) {
         ranked.select_nth_unstable_by(top - 1, order);
         ranked.truncate(top);

@@ -449,6 +449,35 @@ pub(crate) fn var_length_endpoints(
     if limit == 0 {
         return Ok(out);
     }
+    if min_hops <= 1 && max_hops >= 1 {
+        // Past the start, the ends of the trails of 1..=max relationships are exactly the
+        // nodes within max hops (a shortest walk is a trail): a breadth-first search that
+        // stops at the limit, not an enumeration of trails (a hub has millions).
+        if min_hops == 0 {
+            out.push((start, adj.key_of(start)?));
+        }
+        let want = limit - out.len();
+        let ball = if want > 0 {
+            k_hop(adj, start, max_hops, HopMode::Within, dir, Some(want), ctrl)?
+        } else {
+            Vec::new()
+        };
+        let full = ball.len() >= want;
+        out.extend(ball);
+        if full || min_hops == 0 {
+            return Ok(out);
+        }
+        // The start itself is an end when a closed trail leads back to it.
+        let mut closed = false;
+        trails(adj, start, 1, max_hops, dir, ctrl, &mut |path| {
+            closed = path[path.len() - 1] == start;
+            Ok(!closed)
+        })?;
+        if closed {
+            out.push((start, adj.key_of(start)?));
+        }
+        return Ok(out);
+    }
     trails(adj, start, min_hops, max_hops, dir, ctrl, &mut |path| {
         let end = path[path.len() - 1];
         if found.insert(end) {

@@ -215,6 +215,21 @@ impl ReadTxn {
         Ok(())
     }
 
+    /// The declared edge type with catalog id `id` (name, direction, multiplicity).
+    pub fn edge_type_by_id(&self, id: u32) -> Option<&crate::catalog::EdgeType> {
+        self.cat.type_by_id(id as TypeId)
+    }
+
+    /// The declared edge type named `name`, if any.
+    pub fn edge_type_named(&self, name: &str) -> Option<&crate::catalog::EdgeType> {
+        self.cat.type_named(name)
+    }
+
+    /// Every declared edge type.
+    pub fn declared_edge_types(&self) -> impl Iterator<Item = &crate::catalog::EdgeType> {
+        self.cat.types()
+    }
+
     /// Whether edge type `ty` is undirected.
     pub fn is_undirected_type(&self, ty: u32) -> bool {
         self.cat.type_by_id(ty as TypeId).is_some_and(|t| t.options.undirected)

@@ -8,7 +8,6 @@
 use hopdb_cypher::{params, ErrorClass, QueryEngine, Value};
 use hopdb_database::{Database, EdgeInput, NodeKey, WriteMode};
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
-use std::path::PathBuf;
 
 // ---------------------------------------------------------------- helpers
 
@@ -182,18 +181,6 @@ fn same_partition(n: usize, got: &BTreeMap<i64, i64>, mut want: impl FnMut(usize
         );
         assert_eq!(*w2g.entry(w).or_insert(g), g, "node {u}: reference class {w} is split");
     }
-}
-
-fn datasets() -> Option<PathBuf> {
-    let candidates = [
-        std::env::var_os("HOPDB_DATASETS").map(PathBuf::from),
-        Some(PathBuf::from("/work/shared/datasets")),
-        Some(PathBuf::from(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/datasets"
-        ))),
-    ];
-    candidates.into_iter().flatten().find(|p| p.is_dir())
 }
 
 /// `src dst` lines of a (possibly gzipped) edge list.
@@ -1117,7 +1104,7 @@ fn a_cancelled_or_timed_out_query_stops_the_algorithm() {
 
 #[test]
 fn real_dataset_wcc_and_triangles_match_the_references() {
-    let Some(dir) = datasets() else {
+    let Some(dir) = hopdb_testdata::datasets() else {
         println!("SKIPPED: no datasets folder (set HOPDB_DATASETS or provide /work/shared/datasets)");
         return;
     };

@@ -20,7 +20,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-pub use hopdb_algo::{AlgoError, Control, HopMode};
+pub use hopdb_algo::{AlgoError, Control, Csr, HopMode};
 pub use hopdb_analytics::{
     Analytics, AnalyticsError, Answer, BuildInfo, ClusterRow, Communities, GraphProjection, HierarchicalOptions, KHop,
     LeidenOptions, LouvainOptions, NodeValues, PageRankOptions, PathQuery, Personalization, Projected, ProjectionSpec,

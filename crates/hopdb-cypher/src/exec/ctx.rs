@@ -7,8 +7,9 @@ use crate::functions::GraphAccess;
 use crate::result::QueryStats;
 use crate::temporal::Clock;
 use crate::value::{Map, NodeData, NodeRef, RelData, RelRef, Value};
-use hopdb_database::{Analytics, Control, Edge, GraphRead, Node, NodeKey, ReadTxn, WriteTxn};
-use std::cell::RefCell;
+use hopdb_database::{Analytics, Control, Edge, GraphRead, Node, NodeKey, ReadTxn, SharedProjection, WriteTxn};
+use rustc_hash::FxHashMap;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -18,6 +19,56 @@ pub(crate) enum Store<'t> {
     Read(ReadTxn),
     /// A writing query's transaction (it sees its own changes); boxed, as it is large.
     Write(Box<WriteTxn<'t>>),
+}
+
+/// A read-only query's adjacency from the analytics layer's projection of every edge type,
+/// when that projection holds exactly the query's snapshot: listing a node's relationships
+/// is then a slice of memory instead of a RocksDB iterator seek.
+pub(crate) struct FastAdj {
+    pub proj: SharedProjection,
+    /// Catalog type id -> the type's name when the projection lists its edges exactly as the
+    /// store does (directed and simple: the edge is `(src, type, dst)`); `None` for the
+    /// undirected and multi-edge types, which are listed from the store.
+    pub types: Vec<Option<Arc<str>>>,
+    /// Every declared type is listable from the projection.
+    pub all_listable: bool,
+}
+
+impl FastAdj {
+    fn new(txn: &ReadTxn, proj: SharedProjection) -> FastAdj {
+        let mut types: Vec<Option<Arc<str>>> = Vec::new();
+        let mut all_listable = true;
+        for t in txn.declared_edge_types() {
+            let at = t.id as usize;
+            if types.len() <= at {
+                types.resize(at + 1, None);
+            }
+            if t.options.undirected || t.options.multi {
+                all_listable = false;
+            } else {
+                types[at] = Some(t.name.clone());
+            }
+        }
+        FastAdj {
+            proj,
+            types,
+            all_listable,
+        }
+    }
+
+    /// The catalog ids of `names` when every one is listable here (unknown names list
+    /// nothing); `None` when one is not (list from the store).
+    pub fn type_ids(&self, txn: &ReadTxn, names: &[String]) -> Option<Vec<u32>> {
+        let mut ids = Vec::with_capacity(names.len());
+        for n in names {
+            match txn.edge_type_named(n) {
+                Some(t) if !self.types.get(t.id as usize).is_some_and(Option::is_some) => return None,
+                Some(t) if !ids.contains(&t.id) => ids.push(t.id),
+                _ => {}
+            }
+        }
+        Some(ids)
+    }
 }
 
 /// Everything operators and expressions need while a query runs.
@@ -32,13 +83,19 @@ pub(crate) struct Ctx<'t, 'p> {
     pub profile: Option<Vec<(String, u64, u64)>>,
     /// The engine's user-defined procedures (empty unless the engine sets them).
     pub procedures: super::procedures::registry::ProcedureRegistry,
-    nodes: RefCell<HashMap<NodeKey, Option<Arc<Node>>>>,
-    rels: RefCell<HashMap<RelRef, Option<Arc<Map>>>>,
+    nodes: RefCell<FxHashMap<NodeKey, Option<Arc<Node>>>>,
+    rels: RefCell<FxHashMap<RelRef, Option<Arc<Map>>>>,
     /// Regular expressions of `=~`, compiled once per query and pattern text.
     regexes: RefCell<HashMap<String, Arc<regex::Regex>>>,
     /// Edge types this query created relationships of (a catalog listing reads every
     /// type's counter, too much to repeat per relationship).
     pub edge_types: HashMap<String, hopdb_database::EdgeType>,
+    fast: OnceCell<Option<FastAdj>>,
+    /// The clause just run was answered by the analytics layer's walks (PROFILE says `Walk`).
+    pub walked: std::cell::Cell<bool>,
+    /// The clause just run also applied the projection after it (see `project::Stream`), to
+    /// this many rows of its own.
+    pub fused: std::cell::Cell<Option<u64>>,
 }
 
 impl<'t, 'p> Ctx<'t, 'p> {
@@ -56,10 +113,33 @@ impl<'t, 'p> Ctx<'t, 'p> {
             analytics,
             profile: None,
             procedures: Default::default(),
-            nodes: RefCell::new(HashMap::new()),
-            rels: RefCell::new(HashMap::new()),
+            nodes: RefCell::new(FxHashMap::default()),
+            rels: RefCell::new(FxHashMap::default()),
             regexes: RefCell::new(HashMap::new()),
             edge_types: HashMap::new(),
+            fast: OnceCell::new(),
+            walked: std::cell::Cell::new(false),
+            fused: std::cell::Cell::new(None),
+        }
+    }
+
+    /// The projection-backed adjacency of a read-only query whose snapshot a cached
+    /// projection holds exactly; `None` otherwise (writes, or no fresh projection).
+    pub fn fast_adj(&self) -> Option<&FastAdj> {
+        self.fast
+            .get_or_init(|| match &self.store {
+                Store::Read(txn) => self.analytics.fresh_projection(txn).map(|p| FastAdj::new(txn, p)),
+                Store::Write(_) => None,
+            })
+            .as_ref()
+    }
+
+    /// The read-only snapshot, for the analytics layer's calls (`None` in a write transaction,
+    /// whose own changes only the executor sees).
+    pub fn snapshot(&self) -> Option<&ReadTxn> {
+        match &self.store {
+            Store::Read(txn) => Some(txn),
+            Store::Write(_) => None,
         }
     }
 

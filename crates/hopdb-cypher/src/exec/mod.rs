@@ -7,6 +7,7 @@ pub(crate) mod eval;
 pub(crate) mod pattern;
 pub(crate) mod procedures;
 pub(crate) mod project;
+mod walks;
 mod write;
 
 use crate::ast::{Clause, Query, SingleQuery};
@@ -50,7 +51,7 @@ pub(crate) fn run_query(ctx: &mut Ctx, q: &Query, input: Table) -> Result<Table>
         distinct |= !*all;
     }
     if distinct {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         out.rows
             .retain(|r| seen.insert(r.iter().cloned().map(GroupKey).collect::<Vec<_>>()));
     }
@@ -60,18 +61,34 @@ pub(crate) fn run_query(ctx: &mut Ctx, q: &Query, input: Table) -> Result<Table>
 fn run_single(ctx: &mut Ctx, q: &SingleQuery, input: Table) -> Result<Table> {
     let mut t = input;
     let mut returned = false;
-    for (k, c) in q.clauses.iter().enumerate() {
+    let mut k = 0;
+    while let Some(c) = q.clauses.get(k) {
         ctx.check()?;
-        let started = std::time::Instant::now();
+        // Timed only under PROFILE (a clock read per clause shows in microsecond queries).
+        let started = ctx.profile.is_some().then(std::time::Instant::now);
         t = run_clause(ctx, c, t, q.clauses.get(k + 1))?;
-        if let Some(p) = ctx.profile.as_mut() {
-            p.push((
-                clause_name(c).to_string(),
-                t.rows.len() as u64,
-                started.elapsed().as_nanos() as u64,
-            ));
+        let walked = ctx.walked.replace(false);
+        let name = if walked { "Walk" } else { clause_name(c) };
+        let nanos = started.map_or(0, |s| s.elapsed().as_nanos() as u64);
+        let mut last = c;
+        match ctx.fused.take() {
+            // The projection after the clause ran with it (its time is the clause's).
+            Some(matched) => {
+                k += 1;
+                last = &q.clauses[k];
+                if let Some(p) = ctx.profile.as_mut() {
+                    p.push((name.to_string(), matched, nanos));
+                    p.push((clause_name(last).to_string(), t.rows.len() as u64, 0));
+                }
+            }
+            None => {
+                if let Some(p) = ctx.profile.as_mut() {
+                    p.push((name.to_string(), t.rows.len() as u64, nanos));
+                }
+            }
         }
-        returned = matches!(c, Clause::Return(_));
+        returned = matches!(last, Clause::Return(_));
+        k += 1;
     }
     if !returned && !matches!(q.clauses.last(), Some(Clause::Call(_))) {
         // A query ending in an update returns no rows.
@@ -137,8 +154,10 @@ fn run_clause(ctx: &mut Ctx, c: &Clause, t: Table, next: Option<&Clause>) -> Res
                         }
                     }
                     let mut inner = Table { names, rows: vec![r] };
-                    for (k, c) in clauses.iter().enumerate() {
+                    let mut k = 0;
+                    while let Some(c) = clauses.get(k) {
                         inner = run_clause(ctx, c, inner, clauses.get(k + 1))?;
+                        k += 1 + usize::from(ctx.fused.take().is_some());
                     }
                 }
             }
@@ -150,7 +169,7 @@ fn run_clause(ctx: &mut Ctx, c: &Clause, t: Table, next: Option<&Clause>) -> Res
 /// For `MATCH (a)-[*..]-(b) RETURN DISTINCT b._key LIMIT n` (the study's Q8): when every
 /// projected item is the end node itself, its key or its id (one value per node) and nothing
 /// sorts, each start needs at most SKIP + LIMIT distinct end nodes.
-fn distinct_key_limit(
+pub(crate) fn distinct_key_limit(
     ctx: &Ctx,
     p: &crate::ast::Projection,
     parts: &[crate::ast::PatternPart],
@@ -185,6 +204,47 @@ fn distinct_key_limit(
     )
 }
 
+/// MATCH with the projection after it applied to each match as it is found (see
+/// `project::Stream`); `None` when that projection needs all the rows first.
+fn stream_match(
+    ctx: &Ctx,
+    t: &Table,
+    parts: &[crate::ast::PatternPart],
+    where_: Option<&crate::ast::Expr>,
+    optional: bool,
+    next: Option<&crate::ast::Projection>,
+) -> Result<Option<(Table, u64)>> {
+    let Some(p) = next.filter(|_| !optional) else {
+        return Ok(None);
+    };
+    let Some(mut stream) = project::Stream::new(ctx, p)? else {
+        return Ok(None);
+    };
+    let opts = pattern::MatchOptions {
+        distinct_ends: p.distinct,
+        ends_limit: match where_ {
+            None => distinct_key_limit(ctx, p, parts)?,
+            Some(_) => None,
+        },
+    };
+    let mut matched = 0u64;
+    for row in &t.rows {
+        if stream.full() {
+            break;
+        }
+        pattern::for_each_match_with(ctx, &t.names, row, parts, opts, &mut |n, r| {
+            if let Some(w) = where_ {
+                if !is_true(ctx, w, &Scope::row(n, r))? {
+                    return Ok(true);
+                }
+            }
+            matched += 1;
+            stream.push(ctx, n, r)
+        })?;
+    }
+    Ok(Some((stream.finish(), matched)))
+}
+
 /// Runs `EXISTS { query }` / `COUNT { query }` for one outer row; returns its row count.
 pub(crate) fn run_subquery(ctx: &Ctx, q: &Query, names: &[String], row: &[Value]) -> Result<usize> {
     // Subqueries only read; run them on a shared borrow through a read-only shim.
@@ -202,9 +262,14 @@ pub(crate) fn run_subquery(ctx: &Ctx, q: &Query, names: &[String], row: &[Value]
 /// Runs read-only clauses with a shared context (subqueries inside expressions).
 fn run_read_only(ctx: &Ctx, q: &SingleQuery, input: Table) -> Result<Table> {
     let mut t = input;
-    for (k, c) in q.clauses.iter().enumerate() {
+    let mut k = 0;
+    while let Some(c) = q.clauses.get(k) {
         t = match read_clause(ctx, c, t, q.clauses.get(k + 1))? {
-            Ok(done) => done,
+            Ok(done) => {
+                ctx.walked.set(false);
+                k += 1 + usize::from(ctx.fused.take().is_some());
+                done
+            }
             Err(_) => {
                 return Err(CypherError::compile(
                     ErrorClass::SyntaxError,
@@ -225,14 +290,24 @@ fn read_clause(ctx: &Ctx, c: &Clause, t: Table, next: Option<&Clause>) -> Result
             pattern: parts,
             where_,
         } => {
-            let new = pattern::new_vars(parts, &t.names);
-            let mut names = t.names.clone();
-            names.extend(new.iter().cloned());
-            // A DISTINCT projection next makes path multiplicity irrelevant.
             let next_proj = match next {
                 Some(Clause::With(p) | Clause::Return(p)) => Some(p),
                 _ => None,
             };
+            if let Some(plan) = walks::plan(ctx, &t.names, parts, where_.as_ref(), *optional, next_proj)? {
+                if let Some(out) = walks::run(ctx, &plan, &t)? {
+                    ctx.walked.set(true);
+                    return Ok(Ok(out));
+                }
+            }
+            if let Some((out, matched)) = stream_match(ctx, &t, parts, where_.as_ref(), *optional, next_proj)? {
+                ctx.fused.set(Some(matched));
+                return Ok(Ok(out));
+            }
+            let new = pattern::new_vars(parts, &t.names);
+            let mut names = t.names.clone();
+            names.extend(new.iter().cloned());
+            // A DISTINCT projection next makes path multiplicity irrelevant.
             let distinct_ends = next_proj.is_some_and(|p| p.distinct);
             // Stop matching once the next projection has all the rows it can use.
             let cap = match next_proj {

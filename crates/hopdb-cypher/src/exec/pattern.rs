@@ -202,9 +202,14 @@ impl Matcher<'_, '_, '_> {
             Start::Keys(keys) => {
                 let mut out = Vec::with_capacity(keys.len());
                 for k in keys {
-                    // Read (and cache) the node itself: the label and property checks and
-                    // the projection that follow use it without another read.
-                    if self.ctx.node(&k)?.is_some() {
+                    let live = match self.ctx.fast_adj() {
+                        // The projection holds exactly the snapshot's live nodes.
+                        Some(fast) => fast.proj.index_of_key(&k).is_some(),
+                        // Read (and cache) the node itself: the label and property checks
+                        // and the projection that follow use it without another read.
+                        None => self.ctx.node(&k)?.is_some(),
+                    };
+                    if live {
                         out.push(Value::Node(NodeRef::new(k)));
                     }
                 }
@@ -237,7 +242,10 @@ impl Matcher<'_, '_, '_> {
             Value::Node(n) => n,
             _ => return Ok(false),
         };
-        if !np.labels.is_empty() || np.props.is_some() {
+        // A property map alone needs no read in a snapshot (no node of it is deleted; `_key`
+        // is the key itself); in a write transaction the node may have been deleted.
+        let deletable = matches!(self.ctx.store, super::ctx::Store::Write(_));
+        if !np.labels.is_empty() || (np.props.is_some() && deletable) {
             let Some(node) = self.ctx.node(&n.key)? else {
                 return Ok(false);
             };
@@ -255,6 +263,17 @@ impl Matcher<'_, '_, '_> {
 
     fn props_ok(&self, props: &crate::ast::Expr, v: &Value, vals: &[Value]) -> Result<bool> {
         let scope = self.scope(vals);
+        // A written map: entry by entry, without building it (`{_key: $k}` on every start).
+        if let crate::ast::Expr::Map(entries) = props {
+            for (k, e) in entries {
+                let w = eval(self.ctx, e, &scope)?;
+                let have = super::eval::property(self.ctx, v, k)?;
+                if compare::equals(&have, &w) != Some(true) {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
+        }
         let want = match eval(self.ctx, props, &scope)? {
             Value::Map(m) => m,
             Value::Null => return Ok(false),
@@ -329,7 +348,12 @@ impl Matcher<'_, '_, '_> {
             }
             let (ok, s) = self.bind(&el.start.var, &cand, vals);
             if ok {
-                let mut path = vec![cand.clone()];
+                // The path so far is kept only for a path variable (`p = ...`).
+                let mut path = if part.var.is_some() {
+                    vec![cand.clone()]
+                } else {
+                    Vec::new()
+                };
                 let go = self.chain(parts, i, el, 0, &cand, &mut path, reversed, vals, f)?;
                 self.unbind(s, vals);
                 if !go {
@@ -375,11 +399,18 @@ impl Matcher<'_, '_, '_> {
         };
         match rp.length {
             None => {
+                let keep_path = parts[i].var.is_some();
+                // The relationship as a value only when something reads it.
+                let as_value = keep_path || rp.var.is_some() || rp.props.is_some();
                 for (rel, other) in self.expand(&cur_node.key, rp)? {
                     if self.used.contains(&rel) {
                         continue;
                     }
-                    let rv = Value::Relationship(rel.clone());
+                    let rv = if as_value {
+                        Value::Relationship(rel.clone())
+                    } else {
+                        Value::Null
+                    };
                     if let Some(p) = &rp.props {
                         if !self.props_ok(p, &rv, vals)? {
                             continue;
@@ -396,10 +427,14 @@ impl Matcher<'_, '_, '_> {
                     let (ok_n, sn) = self.bind(&np.var, &ov, vals);
                     if ok_n {
                         self.used.push(rel);
-                        path.push(rv);
-                        path.push(ov.clone());
+                        if keep_path {
+                            path.push(rv);
+                            path.push(ov.clone());
+                        }
                         let go = self.chain(parts, i, el, j + 1, &ov, path, reversed, vals, f)?;
-                        path.truncate(path.len() - 2);
+                        if keep_path {
+                            path.truncate(path.len() - 2);
+                        }
                         self.used.pop();
                         if !go {
                             self.unbind(sn, vals);
@@ -564,7 +599,10 @@ impl Matcher<'_, '_, '_> {
         max: u64,
         limit: Option<usize>,
     ) -> Result<Option<Vec<NodeKey>>> {
-        if !matches!(self.ctx.store, super::ctx::Store::Read(_)) || self.used.iter().any(|_| true) {
+        let Some(txn) = self.ctx.snapshot() else {
+            return Ok(None);
+        };
+        if !self.used.is_empty() {
             return Ok(None);
         }
         let q = path_query(rp, max);
@@ -572,7 +610,7 @@ impl Matcher<'_, '_, '_> {
         let ends = self
             .ctx
             .analytics
-            .var_length_endpoints(start, min, &q, limit, &self.ctx.control)?;
+            .var_length_endpoints_at(txn, start, min, &q, limit, &self.ctx.control)?;
         Ok(Some(ends.value))
     }
 
@@ -707,6 +745,9 @@ fn path_query(rp: &RelPattern, max: u64) -> hopdb_database::PathQuery {
 
 /// The relationships from `key` in `dir` of `types` (any when empty), with the other end.
 pub(crate) fn expand(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Result<Vec<(RelRef, NodeKey)>> {
+    if let Some(out) = expand_projected(ctx, key, dir, types) {
+        return Ok(out);
+    }
     let d = match dir {
         RelDirection::Right => Direction::Out,
         RelDirection::Left => Direction::In,
@@ -748,6 +789,63 @@ pub(crate) fn expand(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[Strin
         }
     }
     Ok(out)
+}
+
+/// [`expand`] from the fresh projection of a read-only query (no store read), when every
+/// type asked for is listed there exactly as the store lists it; `None`: use the store.
+fn expand_projected(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Option<Vec<(RelRef, NodeKey)>> {
+    let fast = ctx.fast_adj()?;
+    let ids = if types.is_empty() {
+        if !fast.all_listable {
+            return None;
+        }
+        None
+    } else {
+        Some(fast.type_ids(ctx.snapshot()?, types)?)
+    };
+    let p = &fast.proj;
+    let mut out = Vec::new();
+    // Not in the snapshot: no relationships (the store's listing says the same).
+    let Some(u) = p.index_of_key(key) else { return Some(out) };
+    let mut list = |csr: &hopdb_database::Csr, outgoing: bool| {
+        for (i, &v) in csr.neighbors(u).iter().enumerate() {
+            // Under `Both` a self-loop is one relationship: taken from the outgoing side.
+            if !outgoing && v == u && dir == RelDirection::Both {
+                continue;
+            }
+            let ty = p.edge_type(csr.edge_key(u, i));
+            if ids.as_ref().is_some_and(|ids| !ids.contains(&ty)) {
+                continue;
+            }
+            let Some(Some(name)) = fast.types.get(ty as usize) else {
+                continue;
+            };
+            let other = p.key(v);
+            let (src, dst) = if outgoing {
+                (key.clone(), other.clone())
+            } else {
+                (other.clone(), key.clone())
+            };
+            let other = other.clone();
+            let rel = RelRef {
+                src,
+                ty: name.clone(),
+                dst,
+                edge_id: 0,
+                data: None,
+            };
+            out.push((rel, other));
+        }
+    };
+    match dir {
+        RelDirection::Right => list(p.out(), true),
+        RelDirection::Left => list(p.inc(), false),
+        RelDirection::Both => {
+            list(p.out(), true);
+            list(p.inc(), false);
+        }
+    }
+    Some(out)
 }
 
 fn reverse(el: &PatternElement) -> PatternElement {
@@ -823,9 +921,12 @@ fn shortest_paths(
     (min, max): (u64, u64),
     all: bool,
 ) -> Result<Vec<PathValue>> {
-    if a != b && !all && rp.props.is_none() && min <= 1 && matches!(ctx.store, super::ctx::Store::Read(_)) {
+    if let Some(txn) = ctx
+        .snapshot()
+        .filter(|_| a != b && !all && rp.props.is_none() && min <= 1)
+    {
         let q = path_query(rp, max);
-        let found = ctx.analytics.shortest_path(a, b, &q, &ctx.control)?.value;
+        let found = ctx.analytics.shortest_path_at(txn, a, b, &q, &ctx.control)?.value;
         let Some(keys) = found else { return Ok(Vec::new()) };
         // Name the relationships hop by hop (the analytics layer returns nodes).
         let mut rels = Vec::with_capacity(keys.len().saturating_sub(1));

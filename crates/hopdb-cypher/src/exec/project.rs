@@ -8,7 +8,7 @@ use crate::compare::{self, GroupKey};
 use crate::error::{CypherError, ErrorClass, Result};
 use crate::functions::{self, Aggregator};
 use crate::value::Value;
-use std::collections::HashMap;
+use std::borrow::Cow;
 
 /// One aggregation group: its key values, a representative input row, its aggregators.
 type Group = (Vec<Value>, Vec<Value>, Vec<Box<dyn Aggregator>>);
@@ -50,13 +50,21 @@ fn extract_aggs(e: &Expr, aggs: &mut Vec<AggCall>) -> Expr {
     }
 }
 
+/// `count(*)` over rows that each stand for [`super::walks::WALKS`] matches: their sum.
+fn weigh(e: &Expr) -> Expr {
+    match e {
+        Expr::CountStar => Expr::Function {
+            name: "sum".into(),
+            distinct: false,
+            args: vec![Expr::Variable(super::walks::WALKS.into())],
+        },
+        _ => e.map_children(&mut weigh),
+    }
+}
+
 /// Whether a projection aggregates.
 pub(crate) fn aggregates(p: &Projection) -> bool {
-    let mut v = Vec::new();
-    for it in &p.items {
-        extract_aggs(&it.expr, &mut v);
-    }
-    !v.is_empty()
+    p.items.iter().any(|it| crate::plan::contains_aggregate(&it.expr))
 }
 
 /// The most input rows a projection can use, when it neither sorts, deduplicates nor
@@ -66,13 +74,13 @@ pub(crate) fn row_cap(ctx: &Ctx, p: &Projection) -> Result<Option<usize>> {
     if !p.order_by.is_empty() || p.distinct || p.star || aggregates(p) {
         return Ok(None);
     }
-    let skip = p
-        .skip
-        .as_ref()
-        .map(|e| count_arg(ctx, e, "SKIP"))
-        .transpose()?
-        .unwrap_or(0);
+    let skip = skip_of(ctx, p)?;
     Ok(Some(skip.saturating_add(count_arg(ctx, limit, "LIMIT")?)))
+}
+
+/// A projection's SKIP (0 when absent).
+pub(crate) fn skip_of(ctx: &Ctx, p: &Projection) -> Result<usize> {
+    p.skip.as_ref().map_or(Ok(0), |e| count_arg(ctx, e, "SKIP"))
 }
 
 /// Visible variable names of a table (internal ones start with a space).
@@ -104,20 +112,8 @@ pub(crate) fn count_arg(ctx: &Ctx, e: &Expr, what: &str) -> Result<usize> {
     }
 }
 
-/// Runs one WITH or RETURN over `t`.
-pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
-    let mut items: Vec<ProjectionItem> = Vec::new();
-    if p.star {
-        let vis = visible(&t.names);
-        for n in vis {
-            items.push(ProjectionItem {
-                expr: Expr::Variable(n.clone()),
-                alias: None,
-                text: n,
-            });
-        }
-    }
-    items.extend(p.items.iter().cloned());
+/// The columns a projection's items name; two of one name are an error.
+fn column_names(items: &[ProjectionItem]) -> Result<Vec<String>> {
     let out_names: Vec<String> = items.iter().map(|i| i.name().to_string()).collect();
     for (k, n) in out_names.iter().enumerate() {
         if out_names[..k].contains(n) {
@@ -128,10 +124,113 @@ pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
             ));
         }
     }
+    Ok(out_names)
+}
+
+/// A projection applied to rows as a MATCH finds them, for one that neither sorts,
+/// aggregates nor filters: no table of the match's rows is built, DISTINCT drops repeats as
+/// they come, and the match stops once SKIP + LIMIT rows are out.
+pub(crate) struct Stream<'p> {
+    p: &'p Projection,
+    names: Vec<String>,
+    rows: Vec<Vec<Value>>,
+    seen: rustc_hash::FxHashSet<Vec<GroupKey>>,
+    skip: usize,
+    limit: Option<usize>,
+}
+
+impl<'p> Stream<'p> {
+    /// The stream for `p`, or `None` when `p` needs all its input first.
+    pub(crate) fn new(ctx: &Ctx, p: &'p Projection) -> Result<Option<Stream<'p>>> {
+        if p.star || !p.order_by.is_empty() || p.where_.is_some() || aggregates(p) {
+            return Ok(None);
+        }
+        let skip = skip_of(ctx, p)?;
+        let limit = p.limit.as_ref().map(|e| count_arg(ctx, e, "LIMIT")).transpose()?;
+        Ok(Some(Stream {
+            p,
+            names: column_names(&p.items)?,
+            rows: Vec::new(),
+            seen: Default::default(),
+            skip,
+            limit,
+        }))
+    }
+
+    /// Whether every row the projection can return is out.
+    pub(crate) fn full(&self) -> bool {
+        self.limit.is_some_and(|l| self.rows.len() >= l)
+    }
+
+    /// Projects one input row; false once no more are needed.
+    pub(crate) fn push(&mut self, ctx: &Ctx, names: &[String], row: &[Value]) -> Result<bool> {
+        if self.full() {
+            return Ok(false);
+        }
+        let scope = Scope::row(names, row);
+        let out = self
+            .p
+            .items
+            .iter()
+            .map(|i| eval(ctx, &i.expr, &scope))
+            .collect::<Result<Vec<_>>>()?;
+        if self.p.distinct && !self.seen.insert(out.iter().cloned().map(GroupKey).collect()) {
+            return Ok(true);
+        }
+        if self.skip > 0 {
+            self.skip -= 1;
+            return Ok(true);
+        }
+        self.rows.push(out);
+        ctx.check_rows(self.rows.len() + self.seen.len(), self.names.len())?;
+        Ok(!self.full())
+    }
+
+    /// The projected table.
+    pub(crate) fn finish(self) -> Table {
+        Table {
+            names: self.names,
+            rows: self.rows,
+        }
+    }
+}
+
+/// Runs one WITH or RETURN over `t`.
+pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
+    // A walk's rows stand for `  walks` matches each: `count(*)` sums them.
+    let weighted = t.names.iter().any(|n| n == super::walks::WALKS);
+    // The written items, borrowed unless `*` adds to them or the walk's weights rewrite them.
+    let items: Cow<[ProjectionItem]> = if p.star || weighted {
+        let mut items: Vec<ProjectionItem> = Vec::new();
+        if p.star {
+            for n in visible(&t.names) {
+                items.push(ProjectionItem {
+                    expr: Expr::Variable(n.clone()),
+                    alias: None,
+                    text: n,
+                });
+            }
+        }
+        items.extend(p.items.iter().cloned());
+        if weighted {
+            for it in items.iter_mut() {
+                it.expr = weigh(&it.expr);
+            }
+        }
+        Cow::Owned(items)
+    } else {
+        Cow::Borrowed(&p.items)
+    };
+    let items = &*items;
+    let out_names = column_names(items)?;
 
     let mut aggs = Vec::new();
-    let rewritten: Vec<Expr> = items.iter().map(|i| extract_aggs(&i.expr, &mut aggs)).collect();
-    let aggregating = !aggs.is_empty();
+    let aggregating = items.iter().any(|i| crate::plan::contains_aggregate(&i.expr));
+    let rewritten: Vec<Expr> = if aggregating {
+        items.iter().map(|i| extract_aggs(&i.expr, &mut aggs)).collect()
+    } else {
+        Vec::new()
+    };
 
     // (out row, the row it came from) pairs; ORDER BY may read both when not aggregating.
     let mut rows: Vec<(Vec<Value>, Vec<Value>)> = Vec::new();
@@ -149,7 +248,7 @@ pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
     } else {
         let key_idx: Vec<usize> = (0..items.len()).filter(|&k| rewritten[k] == items[k].expr).collect();
         let mut groups: Vec<Group> = Vec::new();
-        let mut index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
+        let mut index: rustc_hash::FxHashMap<Vec<GroupKey>, usize> = Default::default();
         let new_aggs = || -> Result<Vec<Box<dyn Aggregator>>> {
             aggs.iter()
                 .map(|a| {
@@ -213,7 +312,7 @@ pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
     }
 
     if p.distinct {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         rows.retain(|(out, _)| seen.insert(out.iter().cloned().map(GroupKey).collect::<Vec<_>>()));
     }
 
@@ -222,7 +321,11 @@ pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
             .order_by
             .iter()
             .map(|s| SortItem {
-                expr: s.expr.substitute_items(&items),
+                expr: if weighted {
+                    weigh(&s.expr).substitute_items(items)
+                } else {
+                    s.expr.substitute_items(items)
+                },
                 descending: s.descending,
             })
             .collect();
@@ -258,12 +361,7 @@ pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
         rows = keyed.into_iter().map(|(_, o, i)| (o, i)).collect();
     }
 
-    let skip = p
-        .skip
-        .as_ref()
-        .map(|e| count_arg(ctx, e, "SKIP"))
-        .transpose()?
-        .unwrap_or(0);
+    let skip = skip_of(ctx, p)?;
     let limit = p.limit.as_ref().map(|e| count_arg(ctx, e, "LIMIT")).transpose()?;
     let mut rows: Vec<(Vec<Value>, Vec<Value>)> = rows.into_iter().skip(skip).collect();
     if let Some(l) = limit {

@@ -4,10 +4,10 @@
 
 use crate::ast::{Clause, Expr, Query, SchemaCommand, Statement, Subquery};
 use crate::error::Result;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 mod semantic;
+pub(crate) use semantic::contains_aggregate;
 
 /// A checked statement, ready to run any number of times.
 #[derive(Debug)]
@@ -90,7 +90,7 @@ fn expr_reads_only(e: &Expr) -> bool {
 /// a workload rarely has more distinct texts than the bound).
 #[derive(Debug, Default)]
 pub struct PlanCache {
-    plans: Mutex<HashMap<Arc<str>, Arc<Plan>>>,
+    plans: Mutex<rustc_hash::FxHashMap<Arc<str>, Arc<Plan>>>,
 }
 
 /// Most distinct query texts kept.

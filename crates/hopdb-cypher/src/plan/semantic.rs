@@ -539,7 +539,8 @@ fn uses_variables(e: &Expr) -> bool {
     found
 }
 
-fn contains_aggregate(e: &Expr) -> bool {
+/// Whether `e` calls an aggregating function (or `count(*)`) outside subqueries.
+pub(crate) fn contains_aggregate(e: &Expr) -> bool {
     let mut found = false;
     walk(e, &mut |x| match x {
         Expr::CountStar => found = true,

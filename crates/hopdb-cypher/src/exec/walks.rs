@@ -1,0 +1,364 @@
+//! MATCH clauses the analytics layer answers whole, without a row per path: a one- or
+//! two-step chain from a key or a bound node whose only consumer is the next projection,
+//! either DISTINCT over the end node or a `count(*)` grouped by it. These are GraphRAG's
+//! retrieval shapes ("the entities of these chunks", "the chunks sharing an entity with this
+//! one, by count"); a hub's thousands of paths would otherwise each become a row first.
+//!
+//! The walk runs as `Analytics::expand_at` / `expand_counts_ordered_at` on the query's own
+//! snapshot (read-only queries only). A count comes back as one row per end node with its
+//! number of walks in the hidden column [`WALKS`], which the projection sums for `count(*)`.
+
+use super::ctx::Ctx;
+use super::eval::{eval, Scope};
+use super::Table;
+use crate::ast::{BinaryOp, Expr, NodePattern, PathKind, PatternPart, Projection, RelDirection};
+use crate::compare;
+use crate::engine::KEY_PROPERTY;
+use crate::error::Result;
+use crate::functions;
+use crate::value::{NodeRef, Value};
+use hopdb_database::{Direction, NodeKey, ReadTxn, Step};
+use std::cmp::Ordering;
+
+/// The hidden column holding each row's number of walks (`count(*)` sums it).
+pub(crate) const WALKS: &str = "  walks";
+
+/// A MATCH planned as one walk.
+pub(crate) struct WalkPlan<'q> {
+    start: WalkStart<'q>,
+    /// A new variable naming the start node (bound in the output when there is one seed).
+    start_var: Option<&'q str>,
+    steps: Vec<Step>,
+    end_var: &'q str,
+    /// `WHERE end <> start`: the seed is left out of the ends.
+    exclude: bool,
+    mode: Mode,
+}
+
+enum WalkStart<'q> {
+    /// A node bound by an earlier clause, at this column of the input.
+    Bound(usize),
+    /// `({_key: expr})`.
+    Key(&'q Expr),
+}
+
+enum Mode {
+    /// DISTINCT follows: each end node once; at most `limit` are needed.
+    Distinct { limit: Option<usize> },
+    /// `count(*)` grouped by end-node values follows; the first `top` by (count desc, key)
+    /// are all it needs when it orders so (`by_key`: ordered by `end._key`, else by `end`).
+    Count { top: Option<(usize, bool)> },
+}
+
+/// The walk plan of `MATCH parts WHERE where_` followed by `next`, when it is one.
+pub(crate) fn plan<'q>(
+    ctx: &Ctx,
+    names: &[String],
+    parts: &'q [PatternPart],
+    where_: Option<&'q Expr>,
+    optional: bool,
+    next: Option<&'q Projection>,
+) -> Result<Option<WalkPlan<'q>>> {
+    let (Some(txn), Some(p)) = (ctx.snapshot(), next) else {
+        return Ok(None);
+    };
+    if optional || p.star {
+        return Ok(None);
+    }
+    let [part] = parts else { return Ok(None) };
+    let el = &part.element;
+    if part.var.is_some() || part.kind != PathKind::Plain || el.chain.is_empty() || el.chain.len() > 2 {
+        return Ok(None);
+    }
+    let plain = |n: &NodePattern| n.var.is_none() && n.labels.is_empty() && n.props.is_none();
+    let mut steps = Vec::with_capacity(el.chain.len());
+    for (k, (rp, np)) in el.chain.iter().enumerate() {
+        if rp.var.is_some() || rp.props.is_some() || rp.length.is_some() || !directed_types(txn, &rp.types) {
+            return Ok(None);
+        }
+        let dir = match rp.direction {
+            RelDirection::Right => Direction::Out,
+            RelDirection::Left => Direction::In,
+            // An undirected step lists a self-loop once; the walks would meet it twice.
+            RelDirection::Both => return Ok(None),
+        };
+        if k + 1 < el.chain.len() && !plain(np) {
+            return Ok(None);
+        }
+        steps.push(Step {
+            dir,
+            types: (!rp.types.is_empty()).then(|| rp.types.clone()),
+        });
+    }
+    let end = &el.chain[el.chain.len() - 1].1;
+    let Some(end_var) = end.var.as_deref() else {
+        return Ok(None);
+    };
+    if !end.labels.is_empty() || end.props.is_some() || names.iter().any(|n| n == end_var) {
+        return Ok(None);
+    }
+    let s = &el.start;
+    if !s.labels.is_empty() || s.var.as_deref() == Some(end_var) {
+        return Ok(None);
+    }
+    let bound = s.var.as_ref().and_then(|v| names.iter().position(|n| n == v));
+    let (start, start_var) = match (bound, s.props.as_deref()) {
+        (Some(slot), None) => (WalkStart::Bound(slot), None),
+        (None, Some(Expr::Map(entries))) => match entries.as_slice() {
+            [(k, e)] if k == KEY_PROPERTY => (WalkStart::Key(e), s.var.as_deref()),
+            _ => return Ok(None),
+        },
+        _ => return Ok(None),
+    };
+    let exclude = match where_ {
+        None => false,
+        Some(w) if excludes_start(w, end_var, s.var.as_deref(), &start) => true,
+        Some(_) => return Ok(None),
+    };
+    // Two steps may walk one relationship out and back, which a MATCH never does; such a walk
+    // ends at the start, so it matters only when the start is not excluded and the steps'
+    // types can meet.
+    if steps.len() == 2 && !exclude && !disjoint(&steps[0].types, &steps[1].types) {
+        return Ok(None);
+    }
+    // The projection may read only the end node (and its own columns).
+    let mut allowed: Vec<&str> = vec![end_var];
+    allowed.extend(p.items.iter().filter_map(|i| i.alias.as_deref()));
+    let reads_end_only = p.items.iter().all(|i| refs_only(&i.expr, &[end_var]))
+        && p.order_by.iter().all(|o| refs_only(&o.expr, &allowed))
+        && p.where_.as_ref().is_none_or(|w| refs_only(w, &allowed));
+    if !reads_end_only {
+        return Ok(None);
+    }
+    let mode = if super::project::aggregates(p) {
+        if !p.items.iter().all(|i| only_count_star(&i.expr)) {
+            return Ok(None);
+        }
+        Mode::Count {
+            top: count_top(ctx, p, end_var)?,
+        }
+    } else if p.distinct {
+        Mode::Distinct {
+            limit: super::distinct_key_limit(ctx, p, parts)?,
+        }
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(WalkPlan {
+        start,
+        start_var,
+        steps,
+        end_var,
+        exclude,
+        mode,
+    }))
+}
+
+/// Runs the walk over the input table; `None` when this input does not suit it (the caller
+/// matches row by row instead): a count or an exclusion needs exactly one input row.
+pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>> {
+    let Some(txn) = ctx.snapshot() else { return Ok(None) };
+    let single = t.rows.len() == 1;
+    if (plan.exclude || matches!(plan.mode, Mode::Count { .. })) && !single {
+        return Ok(None);
+    }
+    let mut seeds = Vec::new();
+    for row in &t.rows {
+        match &plan.start {
+            WalkStart::Bound(slot) => match &row[*slot] {
+                Value::Node(n) => seeds.push(n.key.clone()),
+                Value::Null => {}
+                // Not a node: the row-by-row match reports it.
+                _ => return Ok(None),
+            },
+            WalkStart::Key(e) => match eval(ctx, e, &Scope::row(&t.names, row))? {
+                Value::Int(i) => seeds.push(NodeKey::Int(i)),
+                Value::String(s) if !s.is_empty() => seeds.push(NodeKey::Str(s)),
+                _ => {}
+            },
+        }
+    }
+    // Output columns: the input's, then the start variable if new, the end, and the walks.
+    let mut names = t.names.clone();
+    let start_at = plan.start_var.map(|v| {
+        names.push(v.to_string());
+        names.len() - 1
+    });
+    names.push(plan.end_var.to_string());
+    let base: Vec<Value> = match (single, t.rows.first()) {
+        (true, Some(r)) => r.clone(),
+        // The projection reads only the end node: the other columns stay null.
+        _ => vec![Value::Null; t.names.len()],
+    };
+    let make_row = |end: NodeKey| {
+        let mut r = base.clone();
+        if start_at.is_some() {
+            r.push(match (single, seeds.first()) {
+                (true, Some(s)) => Value::Node(NodeRef::new(s.clone())),
+                _ => Value::Null,
+            });
+        }
+        r.push(Value::Node(NodeRef::new(end)));
+        r
+    };
+    let mut rows = Vec::new();
+    match plan.mode {
+        Mode::Distinct { limit } => {
+            let ends = ctx
+                .analytics
+                .expand_at(txn, &seeds, &plan.steps, limit, plan.exclude, &ctx.control)?;
+            for end in ends.value {
+                rows.push(make_row(end));
+                ctx.check_rows(rows.len(), names.len())?;
+            }
+        }
+        Mode::Count { top } => {
+            let str_first = compare::order(&Value::String(String::new()), &Value::Int(0)) == Ordering::Less;
+            // Ties on the count go by the key as Cypher orders `end._key` (strings and numbers
+            // in their type order), or as it orders the nodes themselves (by key).
+            let by_value = move |a: &NodeKey, b: &NodeKey| match (a, b) {
+                (NodeKey::Str(x), NodeKey::Str(y)) => x.cmp(y),
+                (NodeKey::Int(x), NodeKey::Int(y)) => x.cmp(y),
+                (NodeKey::Str(_), NodeKey::Int(_)) if str_first => Ordering::Less,
+                (NodeKey::Str(_), NodeKey::Int(_)) => Ordering::Greater,
+                (NodeKey::Int(_), NodeKey::Str(_)) => by_value_rev(str_first),
+            };
+            let (n, by_key) = top.map_or((None, false), |(n, k)| (Some(n), k));
+            let order: &dyn Fn(&NodeKey, &NodeKey) -> Ordering = if by_key { &by_value } else { &NodeKey::cmp };
+            let counts = ctx.analytics.expand_counts_ordered_at(
+                txn,
+                &seeds,
+                &plan.steps,
+                n,
+                plan.exclude,
+                order,
+                &ctx.control,
+            )?;
+            names.push(WALKS.to_string());
+            for (end, walks) in counts.value {
+                let mut r = make_row(end);
+                r.push(Value::Int(i64::try_from(walks).unwrap_or(i64::MAX)));
+                rows.push(r);
+                ctx.check_rows(rows.len(), names.len())?;
+            }
+        }
+    }
+    Ok(Some(Table { names, rows }))
+}
+
+fn by_value_rev(str_first: bool) -> Ordering {
+    if str_first {
+        Ordering::Greater
+    } else {
+        Ordering::Less
+    }
+}
+
+/// Whether every type named is directed (with none named: every declared type), so the
+/// walks list each relationship the way the pattern's direction reads it.
+fn directed_types(txn: &ReadTxn, types: &[String]) -> bool {
+    if types.is_empty() {
+        return txn.declared_edge_types().all(|t| !t.options.undirected);
+    }
+    types
+        .iter()
+        .all(|n| txn.edge_type_named(n).is_none_or(|t| !t.options.undirected))
+}
+
+fn disjoint(a: &Option<Vec<String>>, b: &Option<Vec<String>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.iter().all(|t| !b.contains(t)),
+        _ => false,
+    }
+}
+
+/// `end <> start`, or `end._key <> <the start's key>`, either way round.
+fn excludes_start(w: &Expr, end: &str, start_var: Option<&str>, start: &WalkStart) -> bool {
+    let Expr::Binary(BinaryOp::Ne, a, b) = w else {
+        return false;
+    };
+    let is_var = |e: &Expr, v: &str| matches!(e, Expr::Variable(x) if x == v);
+    let end_key = |e: &Expr| matches!(e, Expr::Property(x, k) if k == KEY_PROPERTY && is_var(x, end));
+    let start_key = |e: &Expr| match (start, e) {
+        (WalkStart::Key(k), e) if *k == e => true,
+        (_, Expr::Property(x, k)) => k == KEY_PROPERTY && start_var.is_some_and(|s| is_var(x, s)),
+        _ => false,
+    };
+    let pair = |x: &Expr, y: &Expr| {
+        (is_var(x, end) && start_var.is_some_and(|s| is_var(y, s))) || (end_key(x) && start_key(y))
+    };
+    pair(a, b) || pair(b, a)
+}
+
+/// Whether `e` reads no variable but those in `vars` (a conservative whitelist of forms).
+fn refs_only(e: &Expr, vars: &[&str]) -> bool {
+    let all = |xs: &mut dyn Iterator<Item = &Expr>| {
+        let mut ok = true;
+        for x in xs {
+            ok &= refs_only(x, vars);
+        }
+        ok
+    };
+    match e {
+        Expr::Literal(_) | Expr::Parameter(_) | Expr::CountStar => true,
+        Expr::Variable(v) => vars.contains(&v.as_str()),
+        Expr::Property(x, _) | Expr::Unary(_, x) | Expr::IsNull(x, _) | Expr::HasLabels(x, _) => refs_only(x, vars),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => refs_only(a, vars) && refs_only(b, vars),
+        Expr::List(xs) => all(&mut xs.iter()),
+        Expr::Map(es) => all(&mut es.iter().map(|(_, x)| x)),
+        Expr::Function { args, .. } => all(&mut args.iter()),
+        Expr::Slice(a, b, c) => refs_only(a, vars) && all(&mut b.iter().chain(c.iter()).map(|x| &**x)),
+        Expr::Case { operand, whens, else_ } => {
+            all(&mut operand.iter().chain(else_.iter()).map(|x| &**x))
+                && whens.iter().all(|(w, t)| refs_only(w, vars) && refs_only(t, vars))
+        }
+        _ => false,
+    }
+}
+
+/// Whether the aggregates in `e` are all `count(*)`.
+fn only_count_star(e: &Expr) -> bool {
+    match e {
+        Expr::Function { name, args, .. } => {
+            !functions::is_aggregate(&name.to_lowercase()) && args.iter().all(only_count_star)
+        }
+        Expr::Property(x, _) | Expr::Unary(_, x) | Expr::IsNull(x, _) | Expr::HasLabels(x, _) => only_count_star(x),
+        Expr::Binary(_, a, b) | Expr::Index(a, b) => only_count_star(a) && only_count_star(b),
+        Expr::List(xs) => xs.iter().all(only_count_star),
+        Expr::Map(es) => es.iter().all(|(_, x)| only_count_star(x)),
+        _ => true,
+    }
+}
+
+/// For `RETURN end._key AS k, count(*) AS n ORDER BY n DESC, k LIMIT m` (or `end` for the
+/// key): the number of ranked rows needed, and whether ties go by `_key`'s value order.
+fn count_top(ctx: &Ctx, p: &Projection, end_var: &str) -> Result<Option<(usize, bool)>> {
+    if p.distinct || p.where_.is_some() || p.items.len() != 2 || p.order_by.len() != 2 || p.limit.is_none() {
+        return Ok(None);
+    }
+    let is_end = |e: &Expr| matches!(e, Expr::Variable(v) if v == end_var);
+    let Some(key_item) = p.items.iter().find(|i| !matches!(i.expr, Expr::CountStar)) else {
+        return Ok(None);
+    };
+    let Some(count_item) = p.items.iter().find(|i| matches!(i.expr, Expr::CountStar)) else {
+        return Ok(None);
+    };
+    let by_key = match &key_item.expr {
+        Expr::Property(x, k) if k == KEY_PROPERTY && is_end(x) => true,
+        e if is_end(e) => false,
+        _ => return Ok(None),
+    };
+    let names = |item: &crate::ast::ProjectionItem, e: &Expr| {
+        *e == item.expr || matches!(e, Expr::Variable(v) if v == item.name())
+    };
+    let (first, second) = (&p.order_by[0], &p.order_by[1]);
+    if !(first.descending && names(count_item, &first.expr) && !second.descending && names(key_item, &second.expr)) {
+        return Ok(None);
+    }
+    let skip = super::project::skip_of(ctx, p)?;
+    let limit = match &p.limit {
+        Some(e) => super::project::count_arg(ctx, e, "LIMIT")?,
+        None => return Ok(None),
+    };
+    Ok(Some((skip.saturating_add(limit), by_key)))
+}
