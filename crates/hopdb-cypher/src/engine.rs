@@ -375,6 +375,12 @@ pub struct Transaction<'e> {
 impl<'e> Transaction<'e> {
     /// Runs a statement inside the transaction; it sees the earlier statements' changes.
     pub fn query(&mut self, text: &str, params: &Params) -> Result<QueryResult> {
+        self.query_with(text, params, &QueryOptions::default())
+    }
+
+    /// Runs a statement inside the transaction under `opts` (timeout, cancel flag, memory
+    /// bound); a statement stopped by them fails, and so aborts the transaction.
+    pub fn query_with(&mut self, text: &str, params: &Params, opts: &QueryOptions) -> Result<QueryResult> {
         let Some(tx) = self.tx.take() else {
             return Err(CypherError::runtime(
                 ErrorClass::SemanticError,
@@ -383,9 +389,7 @@ impl<'e> Transaction<'e> {
             ));
         };
         let (plan, _) = self.engine.cache.get(text)?;
-        let (result, store) = self
-            .engine
-            .run(&plan, Store::Write(Box::new(tx)), params, &QueryOptions::default())?;
+        let (result, store) = self.engine.run(&plan, Store::Write(Box::new(tx)), params, opts)?;
         if let Store::Write(tx) = store {
             self.tx = Some(*tx);
         }

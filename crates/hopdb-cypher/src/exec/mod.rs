@@ -36,6 +36,9 @@ impl Table {
 
 /// Runs a query (with its UNIONs); returns the result columns and rows.
 pub(crate) fn run_query(ctx: &mut Ctx, q: &Query, input: Table) -> Result<Table> {
+    if q.unions.is_empty() {
+        return run_single(ctx, &q.first, input);
+    }
     let mut out = run_single(ctx, &q.first, input.clone())?;
     let mut distinct = false;
     for (all, sq) in &q.unions {

@@ -127,6 +127,8 @@ struct Matcher<'c, 't, 'p> {
 enum Start {
     Bound(Value),
     Keys(Vec<NodeKey>),
+    /// The nodes with these `_key` values (the pattern's key entry holds by construction).
+    ByKey(Vec<NodeKey>),
     Label(String),
     All,
 }
@@ -168,7 +170,7 @@ impl Matcher<'_, '_, '_> {
                             Value::String(s) if !s.is_empty() => vec![NodeKey::Str(s)],
                             _ => Vec::new(),
                         };
-                        return Ok((1, Start::Keys(keys)));
+                        return Ok((1, Start::ByKey(keys)));
                     }
                 }
                 for label in &np.labels {
@@ -199,7 +201,7 @@ impl Matcher<'_, '_, '_> {
     fn candidates(&self, start: Start) -> Result<Vec<Value>> {
         Ok(match start {
             Start::Bound(v) => vec![v],
-            Start::Keys(keys) => {
+            Start::Keys(keys) | Start::ByKey(keys) => {
                 let mut out = Vec::with_capacity(keys.len());
                 for k in keys {
                     let live = match self.ctx.fast_adj() {
@@ -238,6 +240,12 @@ impl Matcher<'_, '_, '_> {
 
     /// Whether node value `v` satisfies the pattern's labels and properties.
     fn node_ok(&self, np: &NodePattern, v: &Value, vals: &[Value]) -> Result<bool> {
+        self.node_ok_but(np, v, vals, false)
+    }
+
+    /// [`Matcher::node_ok`]; `key_known`: the node came from its `_key` entry, which needs no
+    /// second check.
+    fn node_ok_but(&self, np: &NodePattern, v: &Value, vals: &[Value], key_known: bool) -> Result<bool> {
         let n = match v {
             Value::Node(n) => n,
             _ => return Ok(false),
@@ -254,18 +262,21 @@ impl Matcher<'_, '_, '_> {
             }
         }
         if let Some(p) = &np.props {
-            if !self.props_ok(p, v, vals)? {
+            if !self.props_ok(p, v, vals, key_known)? {
                 return Ok(false);
             }
         }
         Ok(true)
     }
 
-    fn props_ok(&self, props: &crate::ast::Expr, v: &Value, vals: &[Value]) -> Result<bool> {
+    fn props_ok(&self, props: &crate::ast::Expr, v: &Value, vals: &[Value], key_known: bool) -> Result<bool> {
         let scope = self.scope(vals);
         // A written map: entry by entry, without building it (`{_key: $k}` on every start).
         if let crate::ast::Expr::Map(entries) = props {
             for (k, e) in entries {
+                if key_known && k == KEY_PROPERTY {
+                    continue;
+                }
                 let w = eval(self.ctx, e, &scope)?;
                 let have = super::eval::property(self.ctx, v, k)?;
                 if compare::equals(&have, &w) != Some(true) {
@@ -342,8 +353,9 @@ impl Matcher<'_, '_, '_> {
                 (el, s0)
             }
         };
+        let key_known = matches!(start, Start::ByKey(_));
         for cand in self.candidates(start)? {
-            if !self.node_ok(&el.start, &cand, vals)? {
+            if !self.node_ok_but(&el.start, &cand, vals, key_known)? {
                 continue;
             }
             let (ok, s) = self.bind(&el.start.var, &cand, vals);
@@ -412,7 +424,7 @@ impl Matcher<'_, '_, '_> {
                         Value::Null
                     };
                     if let Some(p) = &rp.props {
-                        if !self.props_ok(p, &rv, vals)? {
+                        if !self.props_ok(p, &rv, vals, false)? {
                             continue;
                         }
                     }
@@ -560,7 +572,7 @@ impl Matcher<'_, '_, '_> {
                 continue;
             }
             if let Some(p) = &rp.props {
-                if !self.props_ok(p, &Value::Relationship(rel.clone()), vals)? {
+                if !self.props_ok(p, &Value::Relationship(rel.clone()), vals, false)? {
                     continue;
                 }
             }
