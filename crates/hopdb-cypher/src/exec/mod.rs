@@ -2,6 +2,7 @@
 //! one write transaction (a query that writes). Each clause sees every change the clauses
 //! before it made, as openCypher requires.
 
+mod adjacency;
 pub(crate) mod ctx;
 pub(crate) mod eval;
 pub(crate) mod pattern;

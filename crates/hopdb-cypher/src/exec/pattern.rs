@@ -2,6 +2,7 @@
 //! starting each pattern part at its cheapest end (a bound node, a key, an index, a label,
 //! or all nodes) with relationships unique within one match.
 
+use super::adjacency::{edge_between, expand, path_query};
 use super::ctx::Ctx;
 use super::eval::{eval, Scope};
 use crate::ast::{NodePattern, PathKind, PatternElement, PatternPart, RelDirection, RelPattern};
@@ -9,7 +10,7 @@ use crate::compare;
 use crate::engine::KEY_PROPERTY;
 use crate::error::{CypherError, ErrorClass, Result};
 use crate::value::{NodeRef, PathValue, RelRef, Value};
-use hopdb_database::{Direction, NodeKey};
+use hopdb_database::NodeKey;
 use std::collections::{HashMap, HashSet, VecDeque};
 
 /// Called per match with the output names and row; returns false to stop.
@@ -712,152 +713,6 @@ impl Matcher<'_, '_, '_> {
         }
         Ok(true)
     }
-}
-
-/// One relationship of `rp` joining `a` to `b` (a point lookup per type).
-fn edge_between(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Result<Option<RelRef>> {
-    let g = ctx.read();
-    let types: Vec<Option<&str>> = if rp.types.is_empty() {
-        vec![None]
-    } else {
-        rp.types.iter().map(|t| Some(t.as_str())).collect()
-    };
-    for ty in types {
-        let e = match rp.direction {
-            RelDirection::Right => g.edge_between(a, b, ty, false)?,
-            RelDirection::Left => g.edge_between(b, a, ty, false)?,
-            RelDirection::Both => g.edge_between(a, b, ty, true)?,
-        };
-        if let Some(e) = e {
-            return Ok(Some(RelRef {
-                src: e.src,
-                ty: e.ty,
-                dst: e.dst,
-                edge_id: e.id,
-                data: None,
-            }));
-        }
-    }
-    Ok(None)
-}
-
-/// The analytics layer's path query for a relationship pattern.
-fn path_query(rp: &RelPattern, max: u64) -> hopdb_database::PathQuery {
-    hopdb_database::PathQuery {
-        dir: match rp.direction {
-            RelDirection::Right => Direction::Out,
-            RelDirection::Left => Direction::In,
-            RelDirection::Both => Direction::Both,
-        },
-        types: (!rp.types.is_empty()).then(|| rp.types.clone()),
-        max_hops: u32::try_from(max).unwrap_or(u32::MAX),
-        via: hopdb_database::Via::Auto,
-    }
-}
-
-/// The relationships from `key` in `dir` of `types` (any when empty), with the other end.
-pub(crate) fn expand(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Result<Vec<(RelRef, NodeKey)>> {
-    if let Some(out) = expand_projected(ctx, key, dir, types) {
-        return Ok(out);
-    }
-    let d = match dir {
-        RelDirection::Right => Direction::Out,
-        RelDirection::Left => Direction::In,
-        RelDirection::Both => Direction::Both,
-    };
-    let g = ctx.read();
-    let mut out = Vec::new();
-    let mut push = |edges: Vec<hopdb_database::Edge>| {
-        for e in edges {
-            let other = if e.src == *key { e.dst.clone() } else { e.src.clone() };
-            // A self-loop listed under Both is one relationship; the store lists it once.
-            out.push((
-                RelRef {
-                    src: e.src,
-                    ty: e.ty,
-                    dst: e.dst,
-                    edge_id: e.id,
-                    data: None,
-                },
-                other,
-            ));
-        }
-    };
-    let edges_of = |ty: Option<&str>| -> Result<Vec<hopdb_database::Edge>> {
-        match g.edges(key, d, ty, None) {
-            Ok(e) => Ok(e),
-            Err(e) if e.kind() == hopdb_database::ErrorKind::NotFound => Ok(Vec::new()),
-            Err(e) => Err(e.into()),
-        }
-    };
-    if types.is_empty() {
-        push(edges_of(None)?);
-    } else {
-        for (k, t) in types.iter().enumerate() {
-            // `[:T|T]` names T once.
-            if !types[..k].contains(t) {
-                push(edges_of(Some(t))?);
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// [`expand`] from the fresh projection of a read-only query (no store read), when every
-/// type asked for is listed there exactly as the store lists it; `None`: use the store.
-fn expand_projected(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Option<Vec<(RelRef, NodeKey)>> {
-    let fast = ctx.fast_adj()?;
-    let ids = if types.is_empty() {
-        if !fast.all_listable {
-            return None;
-        }
-        None
-    } else {
-        Some(fast.type_ids(ctx.snapshot()?, types)?)
-    };
-    let p = &fast.proj;
-    let mut out = Vec::new();
-    // Not in the snapshot: no relationships (the store's listing says the same).
-    let Some(u) = p.index_of_key(key) else { return Some(out) };
-    let mut list = |csr: &hopdb_database::Csr, outgoing: bool| {
-        for (i, &v) in csr.neighbors(u).iter().enumerate() {
-            // Under `Both` a self-loop is one relationship: taken from the outgoing side.
-            if !outgoing && v == u && dir == RelDirection::Both {
-                continue;
-            }
-            let ty = p.edge_type(csr.edge_key(u, i));
-            if ids.as_ref().is_some_and(|ids| !ids.contains(&ty)) {
-                continue;
-            }
-            let Some(Some(name)) = fast.types.get(ty as usize) else {
-                continue;
-            };
-            let other = p.key(v);
-            let (src, dst) = if outgoing {
-                (key.clone(), other.clone())
-            } else {
-                (other.clone(), key.clone())
-            };
-            let other = other.clone();
-            let rel = RelRef {
-                src,
-                ty: name.clone(),
-                dst,
-                edge_id: 0,
-                data: None,
-            };
-            out.push((rel, other));
-        }
-    };
-    match dir {
-        RelDirection::Right => list(p.out(), true),
-        RelDirection::Left => list(p.inc(), false),
-        RelDirection::Both => {
-            list(p.out(), true);
-            list(p.inc(), false);
-        }
-    }
-    Some(out)
 }
 
 fn reverse(el: &PatternElement) -> PatternElement {

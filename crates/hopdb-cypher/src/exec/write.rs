@@ -573,7 +573,7 @@ pub(crate) fn delete(ctx: &mut Ctx, t: Table, exprs: &[crate::ast::Expr], detach
         }
         if detach {
             // Count the relationships a detach removes (a self-loop counts twice in degree).
-            let edges = pattern::expand(ctx, &n.key, RelDirection::Both, &[])?;
+            let edges = super::adjacency::expand(ctx, &n.key, RelDirection::Both, &[])?;
             ctx.stats.relationships_deleted += edges.len() as u64;
         }
         ctx.tx()?.delete_node(n.key.clone())?;
