@@ -11,6 +11,7 @@ use std::time::Instant;
 mod cypher_format;
 mod import_cmd;
 mod query_cmd;
+mod serve_cmd;
 mod shell;
 
 #[derive(Parser)]
@@ -18,7 +19,7 @@ mod shell;
     name = "hopdb",
     version,
     about = "HopDB: an embedded, durable graph database for knowledge-graph retrieval and graph analytics.",
-    long_about = "HopDB: an embedded, durable graph database for knowledge-graph retrieval (GraphRAG, LightRAG) and graph analytics.\n\nA store is a directory (RocksDB inside). Commands that only read (stats, check) open it as a secondary, so they work while another process writes; `query` and `shell` run Cypher and open it for writing (or with --read-only as a secondary).\n\nThe knowledge-graph demo and the GraphRAG study's benchmark commands are `hopdb-bench` (crates/hopdb-bench).\n\nLogs go to stderr; set RUST_LOG=info (or debug) for more."
+    long_about = "HopDB: an embedded, durable graph database for knowledge-graph retrieval (GraphRAG, LightRAG) and graph analytics.\n\nA store is a directory (RocksDB inside). Commands that only read (stats, check) open it as a secondary, so they work while another process writes; `query` and `shell` run Cypher and open it for writing (or with --read-only as a secondary); `serve` serves it to Neo4j drivers over Bolt.\n\nThe knowledge-graph demo and the GraphRAG study's benchmark commands are `hopdb-bench` (crates/hopdb-bench).\n\nLogs go to stderr; set RUST_LOG=info (or debug) for more."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -91,6 +92,20 @@ enum Cmd {
     /// :help lists the commands (parameters, quitting). History is kept in ~/.hopdb_history.
     /// Reads plain lines when stdin is not a terminal (scripts: `hopdb shell STORE < file`).
     Shell(Box<shell::ShellArgs>),
+    /// Serve a store to Neo4j drivers and tools over Bolt (bolt:// and neo4j:// URIs) until
+    /// SIGINT (Ctrl-C) or SIGTERM.
+    ///
+    /// Speaks Bolt 4.4 and 5.0-5.8 (the Neo4j 5 drivers). One database, named "neo4j"; Cypher
+    /// as in `hopdb query`; auto-commit statements, explicit and managed transactions (one
+    /// writing transaction at a time: others wait; reads never wait). Authentication is not
+    /// implemented yet: any credentials are accepted, so keep the default loopback address
+    /// unless the network is trusted. On SIGINT or SIGTERM the server stops accepting, rolls
+    /// back open transactions and closes the store. Connections and failures are logged to
+    /// stderr (RUST_LOG=debug for more).
+    ///
+    /// Example: hopdb serve ./store --create, then in Python
+    /// GraphDatabase.driver("bolt://127.0.0.1:7687", auth=("neo4j", "any")).
+    Serve(Box<serve_cmd::ServeArgs>),
     /// Write the LightRAG-shaped knowledge graph of the eight-engine GraphRAG study as
     /// neo4j-admin import CSV files (documents, chunks, entities, HAS_CHUNK, MENTIONS).
     Generate {
@@ -107,12 +122,20 @@ enum Cmd {
 }
 
 fn main() {
+    let cli = Cli::parse();
+    // A server's connections and failures are worth seeing by default.
+    let default_filter = match cli.cmd {
+        Cmd::Serve(_) => "warn,hopdb_server=info",
+        _ => "warn",
+    };
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()),
+        )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    if let Err(e) = run(Cli::parse()) {
+    if let Err(e) = run(cli) {
         eprintln!("hopdb: error: {e:#}");
         std::process::exit(2);
     }
@@ -129,6 +152,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Restore { backup, dir, json } => copy_store(&backup, &dir, json, "restore"),
         Cmd::Query(a) => query_cmd::run(&a),
         Cmd::Shell(a) => shell::run(&a),
+        Cmd::Serve(a) => serve_cmd::run(&a),
     }
 }
 

@@ -1,0 +1,35 @@
+//! `hopdb serve`: HopDB's Cypher engine ([`hopdb_cypher::QueryEngine`]) served to Neo4j
+//! drivers over Bolt, through the protocol layer [`hopdb_bolt`].
+//!
+//! * [`serve`] binds a TCP address and accepts on a thread of its own; every connection gets
+//!   an OS thread, a clone of the engine and a Bolt backend over it that owns the
+//!   connection's open transaction and results. Auto-commit statements run (and commit) at
+//!   `RUN`; an explicit write transaction holds the store's single writer slot until it ends;
+//!   an explicit read transaction (`execute_read`) takes no lock, each statement reading a
+//!   fresh snapshot; statements that write are refused in read mode.
+//! * [`convert`] maps values between the engine and Bolt (nodes, relationships, paths,
+//!   temporal values; parameters the other way).
+//! * [`ServerHandle::shutdown`] stops accepting, closes the connections (open transactions
+//!   roll back) and waits for their threads, so the caller can then close the store.
+//!
+//! The server serves one database, named `neo4j`; authentication is disabled (any
+//! credentials are accepted).
+//!
+//! ```no_run
+//! use hopdb_cypher::QueryEngine;
+//! use hopdb_database::Database;
+//! use hopdb_server::{serve, ServerConfig};
+//!
+//! let engine = QueryEngine::new(Database::in_memory());
+//! let config = ServerConfig { bolt_listen: "127.0.0.1:0".into(), ..ServerConfig::default() };
+//! let server = serve(engine, config).unwrap();
+//! println!("bolt://{}", server.local_addr());
+//! server.shutdown();
+//! ```
+
+mod backend;
+pub mod convert;
+mod server;
+
+pub use backend::DATABASE_NAME;
+pub use server::{serve, ServerConfig, ServerError, ServerHandle};

@@ -1,0 +1,361 @@
+//! The listener: blocking accept on one thread, one OS thread per connection, a connection
+//! limit, and a shutdown that stops accepting, closes every connection (rolling back open
+//! transactions) and waits for their threads to let go of the engine.
+
+use std::collections::HashMap;
+use std::io::{self, Read, Write};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use hopdb_bolt::{ByteSession, ConnectionConfig, SessionConfig};
+use hopdb_cypher::QueryEngine;
+
+use crate::backend::EngineBackend;
+
+/// How a server listens and behaves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Where to listen for Bolt clients, `HOST:PORT` (port 0: any free port, see
+    /// [`ServerHandle::local_addr`]).
+    pub bolt_listen: String,
+    /// Connections served at once; a connection over the limit is closed as soon as it is
+    /// accepted. Each connection is one thread.
+    pub max_connections: usize,
+    /// The `HOST:PORT` clients should use to reach the server, sent in routing tables
+    /// (`neo4j://` URIs) and in `LOGON`'s SUCCESS (Bolt 5.8). `None`: the address the client
+    /// connected to.
+    pub advertised_address: Option<String>,
+    /// How long [`ServerHandle::shutdown`] waits for connection threads to finish their
+    /// current statement.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            bolt_listen: "127.0.0.1:7687".into(),
+            max_connections: 256,
+            advertised_address: None,
+            shutdown_grace: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The Bolt address could not be bound.
+    #[error("cannot listen for Bolt on {addr}: {source}")]
+    Bind {
+        /// The address asked for.
+        addr: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// Another I/O failure while starting.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// Why it failed.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// What the accept thread, the connection threads and the handle share.
+pub(crate) struct Shared {
+    pub(crate) config: ServerConfig,
+    pub(crate) local_addr: SocketAddr,
+    /// Set on shutdown: the accept loop stops and running statements are cancelled.
+    pub(crate) stopping: Arc<AtomicBool>,
+    /// A second handle on every open connection's socket, to close it on shutdown.
+    sockets: Mutex<HashMap<u64, TcpStream>>,
+    /// Connections being served.
+    active: Mutex<usize>,
+    /// Signalled when a connection ends.
+    ended: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    fn admit(&self) -> bool {
+        let mut n = lock(&self.active);
+        if *n >= self.config.max_connections {
+            return false;
+        }
+        *n += 1;
+        true
+    }
+
+    fn release(&self, id: u64) {
+        lock(&self.sockets).remove(&id);
+        let mut n = lock(&self.active);
+        *n = n.saturating_sub(1);
+        self.ended.notify_all();
+    }
+
+    fn advertised(&self) -> String {
+        self.config
+            .advertised_address
+            .clone()
+            .unwrap_or_else(|| self.local_addr.to_string())
+    }
+}
+
+/// Releases a connection's slot when its thread ends, even by panic.
+struct Slot {
+    shared: Arc<Shared>,
+    id: u64,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.shared.release(self.id);
+    }
+}
+
+/// A running server. Dropping it shuts it down.
+pub struct ServerHandle {
+    shared: Arc<Shared>,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for ServerHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerHandle")
+            .field("local_addr", &self.shared.local_addr)
+            .field("active_connections", &self.active_connections())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServerHandle {
+    /// The address the server listens on (with the port chosen when 0 was asked for).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.shared.local_addr
+    }
+
+    /// Connections being served now.
+    pub fn active_connections(&self) -> usize {
+        *lock(&self.shared.active)
+    }
+
+    /// Stops accepting, closes every connection (their open transactions roll back), cancels
+    /// running statements, and waits up to the grace period for the connection threads to end.
+    /// Returns whether they all did: then no clone of the engine is left in the server and the
+    /// caller can close the store.
+    pub fn shutdown(mut self) -> bool {
+        self.stop()
+    }
+
+    fn stop(&mut self) -> bool {
+        let Some(accept) = self.accept.take() else {
+            return true;
+        };
+        tracing::info!(address = %self.shared.local_addr, "Bolt server stopping");
+        self.shared.stopping.store(true, Ordering::SeqCst);
+        // Wake the blocking accept with a connection of our own.
+        match TcpStream::connect_timeout(&wake_address(self.shared.local_addr), Duration::from_secs(5)) {
+            Ok(_) => {
+                if accept.join().is_err() {
+                    tracing::error!("the Bolt accept thread panicked");
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "could not wake the Bolt accept thread; leaving it behind"),
+        }
+        for s in lock(&self.shared.sockets).values() {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+        let deadline = Instant::now() + self.shared.config.shutdown_grace;
+        let mut n = lock(&self.shared.active);
+        while *n > 0 {
+            let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+                break;
+            };
+            n = self
+                .shared
+                .ended
+                .wait_timeout(n, left)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+        let clean = *n == 0;
+        if clean {
+            tracing::info!("Bolt server stopped");
+        } else {
+            tracing::warn!(busy = *n, "Bolt connections still busy after the shutdown grace period");
+        }
+        clean
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The address to connect to in order to reach a listener bound to `addr`.
+fn wake_address(addr: SocketAddr) -> SocketAddr {
+    let ip = match addr.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    SocketAddr::new(ip, addr.port())
+}
+
+/// Starts serving `engine` over Bolt: binds `config.bolt_listen` and accepts connections on a
+/// thread of its own, each connection then served by a thread of its own.
+///
+/// Authentication is disabled in this version: every client is accepted, whatever its
+/// credentials.
+pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, ServerError> {
+    let listener = TcpListener::bind(&config.bolt_listen).map_err(|source| ServerError::Bind {
+        addr: config.bolt_listen.clone(),
+        source,
+    })?;
+    let local_addr = listener.local_addr().map_err(|source| ServerError::Io {
+        what: "reading the bound address",
+        source,
+    })?;
+    tracing::info!(address = %local_addr, max_connections = config.max_connections, "Bolt server listening");
+    tracing::warn!("authentication is disabled: every Bolt client is accepted whatever its credentials");
+    let shared = Arc::new(Shared {
+        config,
+        local_addr,
+        stopping: Arc::new(AtomicBool::new(false)),
+        sockets: Mutex::new(HashMap::new()),
+        active: Mutex::new(0),
+        ended: Condvar::new(),
+    });
+    let for_accept = shared.clone();
+    let accept = thread::Builder::new()
+        .name("bolt-accept".into())
+        .spawn(move || accept_loop(&listener, &engine, &for_accept))
+        .map_err(|source| ServerError::Io {
+            what: "starting the accept thread",
+            source,
+        })?;
+    Ok(ServerHandle {
+        shared,
+        accept: Some(accept),
+    })
+}
+
+fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared>) {
+    let mut next_id = 0u64;
+    loop {
+        let accepted = listener.accept();
+        if shared.stopping.load(Ordering::SeqCst) {
+            break;
+        }
+        let (stream, peer) = match accepted {
+            Ok(s) => s,
+            Err(e) => {
+                // Out of file descriptors and the like: do not spin.
+                tracing::warn!(error = %e, "accepting a Bolt connection failed");
+                thread::sleep(Duration::from_millis(50));
+                continue;
+            }
+        };
+        next_id += 1;
+        let id = next_id;
+        if !shared.admit() {
+            tracing::warn!(
+                %peer,
+                limit = shared.config.max_connections,
+                "connection limit reached: closing the new connection"
+            );
+            let _ = stream.shutdown(Shutdown::Both);
+            continue;
+        }
+        match stream.try_clone() {
+            Ok(s) => {
+                lock(&shared.sockets).insert(id, s);
+            }
+            Err(e) => {
+                tracing::warn!(%peer, error = %e, "cannot serve a Bolt connection");
+                shared.release(id);
+                continue;
+            }
+        }
+        let slot = Slot {
+            shared: shared.clone(),
+            id,
+        };
+        let engine = engine.clone();
+        let spawned = thread::Builder::new().name(format!("bolt-{id}")).spawn(move || {
+            // The engine is dropped inside, before the slot is released.
+            serve_connection(stream, engine, &slot.shared, id, peer);
+            drop(slot);
+        });
+        if let Err(e) = spawned {
+            // The closure (and so the slot) was dropped: the slot is released.
+            tracing::warn!(%peer, error = %e, "cannot start a thread for a Bolt connection");
+        }
+    }
+    tracing::debug!("Bolt accept loop ended");
+}
+
+/// Serves one connection until the client leaves, the protocol closes it, or the server stops.
+fn serve_connection(mut stream: TcpStream, engine: QueryEngine, shared: &Shared, id: u64, peer: SocketAddr) {
+    let _ = stream.set_nodelay(true);
+    tracing::debug!(conn = id, %peer, "Bolt connection accepted");
+    let backend = EngineBackend::new(&engine, shared, id, peer);
+    let config = SessionConfig {
+        connection: ConnectionConfig {
+            connection_id: format!("bolt-{id}"),
+            advertised_address: Some(shared.advertised()),
+            ..ConnectionConfig::default()
+        },
+        ..SessionConfig::default()
+    };
+    let mut session = ByteSession::new(backend, config);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                tracing::debug!(conn = id, %peer, error = %e, "Bolt connection read failed");
+                break;
+            }
+        };
+        let Some(input) = buf.get(..n) else { break };
+        match session.receive(input) {
+            Ok(out) => {
+                if !out.is_empty() {
+                    if let Err(e) = stream.write_all(&out) {
+                        tracing::debug!(conn = id, %peer, error = %e, "Bolt connection write failed");
+                        break;
+                    }
+                }
+                if session.closed() {
+                    break;
+                }
+            }
+            Err(fatal) => {
+                let _ = stream.write_all(&fatal.reply);
+                tracing::info!(conn = id, %peer, error = %fatal, "closing a Bolt connection on a protocol error");
+                break;
+            }
+        }
+    }
+    // Releases the backend (rolling back an open transaction) unless already done.
+    if let Err(e) = session.finish() {
+        tracing::debug!(conn = id, %peer, error = %e, "Bolt connection ended mid-message");
+    }
+    drop(session);
+    let _ = stream.shutdown(Shutdown::Both);
+    tracing::info!(conn = id, %peer, "Bolt connection closed");
+}
