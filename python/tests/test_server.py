@@ -1,12 +1,15 @@
 """``hopdb serve`` against the official Neo4j Python driver: connectivity, auto-commit and
 managed transactions, explicit rollback, graph and temporal values, errors, the ``neo4j://``
-routing scheme, and a clean stop on SIGTERM.
+routing scheme, a clean stop on SIGTERM, users from ``hopdb user add`` (wrong passwords raise
+``AuthError``), and TLS with a self-signed certificate (``bolt+ssc://``).
 
 The server is the ``hopdb`` binary, started as a subprocess on a temporary store; the tests
 skip, saying so, when it has not been built (``cargo build --release -p hopdb-cli``)."""
 
+import asyncio
 import contextlib
 import datetime
+import ipaddress
 import os
 import pathlib
 import signal
@@ -18,7 +21,7 @@ import zoneinfo
 import neo4j
 import pytest
 from neo4j import GraphDatabase
-from neo4j.exceptions import ClientError, CypherSyntaxError
+from neo4j.exceptions import AuthError, ClientError, CypherSyntaxError, ServiceUnavailable
 from neo4j.graph import Node, Path, Relationship
 
 AUTH = ("neo4j", "any password: authentication is disabled")
@@ -48,12 +51,12 @@ def _free_port() -> int:
 class Server:
     """``hopdb serve STORE --create`` on a free loopback port, its stderr in a file."""
 
-    def __init__(self, store: pathlib.Path, logs: pathlib.Path):
+    def __init__(self, store: pathlib.Path, logs: pathlib.Path, extra_args=()):
         self.port = _free_port()
         self.log_path = logs / f"serve-{self.port}.log"
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
-            [str(BINARY), "serve", str(store), "--create", "--bolt", f"127.0.0.1:{self.port}"],
+            [str(BINARY), "serve", str(store), "--create", "--bolt", f"127.0.0.1:{self.port}", *extra_args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self.log,
@@ -289,3 +292,235 @@ def test_sigterm_rolls_back_and_closes_the_store(tmp_path):
             assert count(s, "Uncommitted") == 0
     finally:
         assert second.stop() == 0, second.output()
+
+
+def test_without_users_the_server_says_authentication_is_off(server, driver):
+    driver.verify_connectivity()
+    log = server.output()
+    assert "authentication off" in log and "authentication is disabled" in log, log
+
+
+def _hopdb(*args, stdin=None):
+    return subprocess.run(
+        [str(BINARY), *map(str, args)], input=stdin, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def _add_user(store, name, password):
+    r = _hopdb("user", "add", store, name, "--password-stdin", stdin=password + "\n")
+    assert r.returncode == 0, r.stderr
+
+
+ADA = ("ada", "correct horse battery")
+
+
+@pytest.fixture(scope="module")
+def auth_server(tmp_path_factory):
+    """A server whose store has one user, added with ``hopdb user add`` before the store existed."""
+    tmp = tmp_path_factory.mktemp("serve-auth")
+    store = tmp / "store"
+    _add_user(store, *ADA)
+    s = Server(store, tmp)
+    s.store = store
+    yield s
+    code = s.stop()
+    assert code == 0, s.output()
+
+
+def test_the_right_password_logs_on(auth_server):
+    with GraphDatabase.driver(auth_server.uri, auth=ADA) as d:
+        d.verify_connectivity()
+        records, _, _ = d.execute_query("CREATE (n:ByAda) RETURN count(n) AS c")
+        assert records[0]["c"] == 1
+    log = auth_server.output()
+    assert "authentication on: 1 user" in log and "user logged on" in log, log
+
+
+def test_a_wrong_password_raises_auth_error_and_others_are_served(auth_server):
+    with GraphDatabase.driver(auth_server.uri, auth=ADA) as good:
+        with good.session() as kept:
+            assert kept.run("RETURN 1 AS x").single()["x"] == 1
+            for auth in [("ada", "wrong horse"), ("nobody", ADA[1]), ("ADA", ADA[1]), neo4j.bearer_auth("t")]:
+                with GraphDatabase.driver(auth_server.uri, auth=auth) as bad:
+                    with pytest.raises(AuthError) as e:
+                        bad.verify_connectivity()
+                    assert e.value.code == "Neo.ClientError.Security.Unauthorized"
+            # The session opened before the failures is still served, and new ones are too.
+            assert kept.run("RETURN 2 AS x").single()["x"] == 2
+        records, _, _ = good.execute_query("RETURN 3 AS x")
+        assert records[0]["x"] == 3
+    log = auth_server.output()
+    assert "authentication failed" in log and "wrong password" in log and "no such user" in log, log
+    assert "127.0.0.1" in log, "failed logins name the peer"
+    assert "wrong horse" not in log and ADA[1] not in log, "passwords never reach the log"
+
+
+def test_no_credentials_raise_auth_error(auth_server):
+    with GraphDatabase.driver(auth_server.uri, auth=None) as d:
+        with pytest.raises(AuthError):
+            d.verify_connectivity()
+
+
+def test_the_async_driver_too(auth_server):
+    async def main():
+        async with neo4j.AsyncGraphDatabase.driver(auth_server.uri, auth=("ada", "nope")) as bad:
+            with pytest.raises(AuthError):
+                await bad.verify_connectivity()
+        async with neo4j.AsyncGraphDatabase.driver(auth_server.uri, auth=ADA) as good:
+            records, _, _ = await good.execute_query("RETURN 'async' AS x")
+            return records[0]["x"]
+
+    assert asyncio.run(main()) == "async"
+
+
+def test_a_user_added_while_serving_logs_on_at_once(auth_server):
+    with GraphDatabase.driver(auth_server.uri, auth=("bob", "pw")) as d:
+        with pytest.raises(AuthError):
+            d.verify_connectivity()
+    _add_user(auth_server.store, "bob", "pw")
+    listed = _hopdb("user", "list", auth_server.store)
+    assert listed.stdout.split() == ["ada", "bob"], listed
+    with GraphDatabase.driver(auth_server.uri, auth=("bob", "pw")) as d:
+        d.verify_connectivity()
+    assert _hopdb("user", "remove", auth_server.store, "bob").returncode == 0
+    with GraphDatabase.driver(auth_server.uri, auth=("bob", "pw")) as d:
+        with pytest.raises(AuthError):
+            d.verify_connectivity()
+
+
+def _self_signed_certificate(directory: pathlib.Path):
+    """A certificate for localhost and 127.0.0.1 and its key, as PEM files."""
+    try:
+        from cryptography import x509
+        from cryptography.hazmat.primitives import hashes, serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+        from cryptography.x509.oid import NameOID
+    except ImportError:
+        pytest.skip(
+            "the cryptography package is not installed in this environment, and this test needs it "
+            "to make a self-signed certificate (crates/hopdb-server/tests/tls.rs covers TLS without it)"
+        )
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path = directory / "cert.pem"
+    key_path = directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path
+
+
+def test_tls_with_a_self_signed_certificate(tmp_path):
+    cert, key = _self_signed_certificate(tmp_path)
+    store = tmp_path / "store"
+    _add_user(store, *ADA)
+    s = Server(store, tmp_path, ["--tls-cert", cert, "--tls-key", key])
+    try:
+        with GraphDatabase.driver(f"bolt+ssc://127.0.0.1:{s.port}", auth=ADA) as d:
+            records, _, _ = d.execute_query("RETURN 'encrypted' AS x")
+            assert records[0]["x"] == "encrypted"
+            with pytest.raises(AuthError):
+                with GraphDatabase.driver(f"bolt+ssc://127.0.0.1:{s.port}", auth=("ada", "wrong")) as bad:
+                    bad.verify_connectivity()
+        # Trusting exactly this certificate, host name checked.
+        with GraphDatabase.driver(
+            f"bolt://localhost:{s.port}",
+            auth=ADA,
+            encrypted=True,
+            trusted_certificates=neo4j.TrustCustomCAs(str(cert)),
+        ) as d:
+            d.verify_connectivity()
+        with GraphDatabase.driver(f"neo4j+ssc://127.0.0.1:{s.port}", auth=ADA) as d:
+            assert d.execute_query("RETURN 1 AS x", routing_="r").records[0]["x"] == 1
+        # Plain Bolt to a TLS-only server fails, and the log says why.
+        with GraphDatabase.driver(f"bolt://127.0.0.1:{s.port}", auth=ADA, connection_acquisition_timeout=5) as d:
+            with pytest.raises(ServiceUnavailable):
+                d.verify_connectivity()
+        log = s.output()
+        assert "bolt+s://127.0.0.1" in log and "plain Bolt" in log, log
+    finally:
+        assert s.stop() == 0, s.output()
+
+
+def test_http_health_metrics_and_the_query_api(tmp_path):
+    """``--http``: /health, /metrics (Prometheus text) and Neo4j's query API, with urllib."""
+    import json
+    import urllib.error
+    import urllib.request
+
+    http_port = _free_port()
+    s = Server(tmp_path / "store", tmp_path, extra_args=["--http", f"127.0.0.1:{http_port}"])
+    base = f"http://127.0.0.1:{http_port}"
+
+    def call(path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(base + path, data=data, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, r.headers.get("Content-Type", ""), r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.headers.get("Content-Type", ""), e.read().decode()
+
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                status, _, body = call("/health")
+                break
+            except urllib.error.URLError:
+                assert time.monotonic() < deadline, s.output()
+                time.sleep(0.05)
+        assert status == 200 and json.loads(body)["status"] == "ok", body
+        assert f"http://127.0.0.1:{http_port}" in s.output()
+
+        status, _, body = call(
+            "/db/neo4j/query/v2",
+            {"statement": "CREATE (p:Web {name: $name}) RETURN p", "parameters": {"name": "curl"}, "includeCounters": True},
+        )
+        assert status == 202, body
+        answer = json.loads(body)
+        node = answer["data"]["values"][0][0]
+        assert answer["data"]["fields"] == ["p"]
+        assert node["labels"] == ["Web"] and node["properties"] == {"name": "curl"}, node
+        assert answer["counters"]["nodesCreated"] == 1 and answer["bookmarks"], answer
+
+        with GraphDatabase.driver(s.uri, auth=AUTH) as d, d.session() as session:
+            assert count(session, "Web") == 1
+            status, _, body = call("/db/neo4j/query/v2", {"statement": "RETURN 1 +"})
+            assert status == 400 and json.loads(body)["errors"][0]["code"] == "Neo.ClientError.Statement.SyntaxError"
+            status, _, body = call("/db/system/query/v2", {"statement": "RETURN 1"})
+            assert status == 404 and json.loads(body)["errors"][0]["code"] == "Neo.ClientError.Database.DatabaseNotFound"
+
+            status, content_type, metrics = call("/metrics")
+            assert status == 200 and content_type.startswith("text/plain"), content_type
+            assert "hopdb_bolt_connections 1" in metrics, metrics
+            for series in [
+                'hopdb_query_duration_seconds_count{kind="write",protocol="http"} 1',
+                'hopdb_query_duration_seconds_count{kind="read",protocol="bolt"} 1',
+                'hopdb_query_errors_total{class="ClientError",code="Neo.ClientError.Database.DatabaseNotFound",protocol="http"} 1',
+                "hopdb_plan_cache_misses_total",
+                "hopdb_rocksdb_memtable_bytes",
+                "hopdb_rocksdb_block_cache_usage_bytes",
+                "hopdb_store_nodes 1",
+            ]:
+                assert series in metrics, f"{series} not in\n{metrics}"
+    finally:
+        assert s.stop() == 0, s.output()
+    with pytest.raises(urllib.error.URLError):
+        call("/health")

@@ -279,7 +279,7 @@ pub fn decode_request(
     let mut next = || it.next().unwrap_or_default();
     Ok(match tag {
         msg::HELLO => Request::Hello(f.hello(f.map("extra", next())?, version)?),
-        msg::LOGON => Request::Logon(f.auth(f.map("auth", next())?, true)?),
+        msg::LOGON => Request::Logon(f.auth(f.map("auth", next())?)?),
         msg::LOGOFF => Request::Logoff,
         msg::RUN => {
             let query = match next() {
@@ -454,7 +454,7 @@ impl Fields {
                 .filter(|(k, _)| !HELLO_KEYS.contains(&k.as_str()))
                 .cloned()
                 .collect();
-            Some(self.auth(token, false)?)
+            Some(self.auth(token)?)
         } else {
             None
         };
@@ -468,13 +468,10 @@ impl Fields {
         })
     }
 
-    /// An auth token; `scheme` is required in `LOGON` and defaults to `"none"` in `HELLO`.
-    fn auth(&self, token: Map, scheme_required: bool) -> Result<AuthToken, RequestError> {
-        let scheme = match self.opt_string(&token, "scheme")? {
-            Some(s) => s,
-            None if scheme_required => return Err(self.invalid("scheme", "is missing")),
-            None => "none".to_owned(),
-        };
+    /// An auth token; a missing `scheme` means `"none"` (as Neo4j reads it: the Python driver
+    /// sends `LOGON {}` for `auth=None`), which the backend accepts or refuses.
+    fn auth(&self, token: Map) -> Result<AuthToken, RequestError> {
+        let scheme = self.opt_string(&token, "scheme")?.unwrap_or_else(|| "none".to_owned());
         Ok(AuthToken {
             scheme,
             principal: self.opt_string(&token, "principal")?,

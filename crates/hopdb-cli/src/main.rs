@@ -13,6 +13,7 @@ mod import_cmd;
 mod query_cmd;
 mod serve_cmd;
 mod shell;
+mod user_cmd;
 
 #[derive(Parser)]
 #[command(
@@ -97,15 +98,31 @@ enum Cmd {
     ///
     /// Speaks Bolt 4.4 and 5.0-5.8 (the Neo4j 5 drivers). One database, named "neo4j"; Cypher
     /// as in `hopdb query`; auto-commit statements, explicit and managed transactions (one
-    /// writing transaction at a time: others wait; reads never wait). Authentication is not
-    /// implemented yet: any credentials are accepted, so keep the default loopback address
-    /// unless the network is trusted. On SIGINT or SIGTERM the server stops accepting, rolls
-    /// back open transactions and closes the store. Connections and failures are logged to
-    /// stderr (RUST_LOG=debug for more).
+    /// writing transaction at a time: others wait; reads never wait).
     ///
-    /// Example: hopdb serve ./store --create, then in Python
-    /// GraphDatabase.driver("bolt://127.0.0.1:7687", auth=("neo4j", "any")).
+    /// Authentication: when the users file (STORE.users.json beside the store, or --users FILE; edited with
+    /// `hopdb user add`) lists users, clients log on as one of them (scheme "basic") and any
+    /// address may be served. With no users, any credentials are accepted (the log says so)
+    /// and only loopback addresses are served unless --allow-unauthenticated-network is given.
+    /// TLS with --tls-cert and --tls-key (clients use bolt+s://, or bolt+ssc:// for a
+    /// self-signed certificate).
+    ///
+    /// On SIGINT or SIGTERM the server stops accepting, rolls back open transactions and
+    /// closes the store. Connections, logins and failures are logged to stderr (RUST_LOG=debug
+    /// for more).
+    ///
+    /// Example: hopdb user add ./store ada; hopdb serve ./store --create; then in Python
+    /// GraphDatabase.driver("bolt://127.0.0.1:7687", auth=("ada", password)).
     Serve(Box<serve_cmd::ServeArgs>),
+    /// Manage the users `hopdb serve` lets log on: add, passwd, remove, list. They are kept in
+    /// STORE.users.json beside the store directory (or --users FILE) as argon2id password hashes, written atomically and
+    /// readable by the owner only; a running server picks changes up at the next login.
+    /// Passwords are asked on the terminal or read with --password-stdin, never taken from the
+    /// command line.
+    User {
+        #[command(subcommand)]
+        cmd: user_cmd::UserCmd,
+    },
     /// Write the LightRAG-shaped knowledge graph of the eight-engine GraphRAG study as
     /// neo4j-admin import CSV files (documents, chunks, entities, HAS_CHUNK, MENTIONS).
     Generate {
@@ -153,6 +170,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Query(a) => query_cmd::run(&a),
         Cmd::Shell(a) => shell::run(&a),
         Cmd::Serve(a) => serve_cmd::run(&a),
+        Cmd::User { cmd } => user_cmd::run(&cmd),
     }
 }
 

@@ -1,11 +1,16 @@
 //! `hopdb serve STORE`: serves the store's Cypher engine to Neo4j drivers over Bolt until
 //! SIGINT (Ctrl-C) or SIGTERM, then stops accepting, closes the connections (open
 //! transactions roll back) and closes the store.
+//!
+//! Authentication is on when the users file (`STORE.users.json`, or `--users FILE`) lists at
+//! least one user; then any address may be served. With it off (no users, or `--no-auth`)
+//! only loopback addresses are, unless `--allow-unauthenticated-network` says otherwise.
 
 use crate::query_cmd::{open_store, StoreArgs};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use hopdb_cypher::QueryEngine;
-use hopdb_server::{serve, ServerConfig};
+use hopdb_server::auth::default_users_path;
+use hopdb_server::{serve, AuthConfig, ServerConfig, TlsConfig, Users};
 use std::path::PathBuf;
 
 /// `hopdb serve`'s arguments.
@@ -21,14 +26,31 @@ pub struct ServeArgs {
     #[arg(long)]
     pub read_only: bool,
     /// Where to listen for Bolt clients, HOST:PORT. Port 0 picks a free port (printed at start).
-    /// Only loopback addresses are allowed unless --allow-unauthenticated-network is given:
-    /// there is no authentication yet.
+    /// Without authentication (no users), only loopback addresses are allowed unless
+    /// --allow-unauthenticated-network is given.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:7687")]
     pub bolt: String,
-    /// Listen on a non-loopback address although any credentials are accepted (anyone who can
-    /// reach the port can read and write the store).
+    /// The users file: clients must log on as one of its users (add them with `hopdb user
+    /// add --users FILE`). Default: STORE.users.json beside the store directory, used when it lists anyone (else
+    /// authentication is off); a FILE given here must list at least one user.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_auth")]
+    pub users: Option<PathBuf>,
+    /// Accept any credentials even if the store has users. Loopback addresses only, unless
+    /// --allow-unauthenticated-network is given too.
+    #[arg(long)]
+    pub no_auth: bool,
+    /// Listen on a non-loopback address with authentication off (anyone who can reach the port
+    /// can read and write the store).
     #[arg(long)]
     pub allow_unauthenticated_network: bool,
+    /// Serve over TLS with this certificate chain (PEM; the server's certificate first).
+    /// Clients then connect with bolt+s:// or neo4j+s:// (bolt+ssc:// for a self-signed
+    /// certificate); plain bolt:// is refused.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
     /// Connections served at once (one thread each); a connection over the limit is closed as
     /// soon as it is accepted. Drivers keep pools of connections: allow for them.
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
@@ -40,11 +62,68 @@ pub struct ServeArgs {
     /// On shutdown, how long to wait for running statements before exiting anyway.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub shutdown_grace: u64,
+    /// Where to answer HTTP, HOST:PORT, or `off`: GET /health (/health/live, /health/ready;
+    /// 503 while stopping), GET /metrics (Prometheus) and Neo4j's query API (POST
+    /// /db/neo4j/query/v2, with HTTP Basic credentials when authentication is on). Default
+    /// 127.0.0.1:7474, skipped with a warning when taken; an address given here must be free.
+    /// Plain HTTP (no TLS).
+    #[arg(long, value_name = "HOST:PORT|off", conflicts_with = "no_http")]
+    pub http: Option<String>,
+    /// No HTTP listener (as --http off).
+    #[arg(long)]
+    pub no_http: bool,
+}
+
+/// `--http`'s default.
+const DEFAULT_HTTP: &str = "127.0.0.1:7474";
+
+/// Where to answer HTTP, and whether failing to is only a warning (the default address).
+fn http_listen(a: &ServeArgs) -> (Option<String>, bool) {
+    match &a.http {
+        _ if a.no_http => (None, false),
+        Some(h) if h.eq_ignore_ascii_case("off") => (None, false),
+        Some(h) => (Some(h.clone()), false),
+        None => (Some(DEFAULT_HTTP.to_owned()), true),
+    }
 }
 
 /// Opens the store, serves it until SIGINT or SIGTERM, then shuts down and closes it.
 pub fn run(a: &ServeArgs) -> Result<()> {
-    refuse_open_network(&a.bolt, a.allow_unauthenticated_network)?;
+    let auth = choose_auth(a)?;
+    let (http, http_best_effort) = http_listen(a);
+    let auth_note = match &auth.config {
+        AuthConfig::UsersFile(path) => format!(
+            "authentication on: {} user{} in {}",
+            auth.users,
+            if auth.users == 1 { "" } else { "s" },
+            path.display()
+        ),
+        AuthConfig::Disabled => {
+            refuse_open_network(&a.bolt, a.allow_unauthenticated_network, &auth.why_off)?;
+            if let Some(h) = &http {
+                refuse_open_network(h, a.allow_unauthenticated_network, &auth.why_off).context("--http")?;
+            }
+            format!("authentication off ({}): any credentials are accepted", auth.why_off)
+        }
+    };
+    if a.no_auth && auth.ignored_users > 0 {
+        eprintln!(
+            "hopdb: warning: --no-auth: the {} user(s) in {} are ignored",
+            auth.ignored_users,
+            default_users_path(&a.dir).display()
+        );
+    }
+    let tls = match (&a.tls_cert, &a.tls_key) {
+        (Some(cert), Some(key)) => Some(TlsConfig {
+            cert_chain: cert.clone(),
+            private_key: key.clone(),
+        }),
+        _ => None,
+    };
+    if let Some(t) = &tls {
+        t.check().context("--tls-cert/--tls-key")?;
+    }
+    let scheme = if tls.is_some() { "bolt+s" } else { "bolt" };
     // Before anything starts, so a signal is never lost (nor kills the process mid-write).
     let mut signals = signals::install()?;
     let db = open_store(&StoreArgs {
@@ -60,14 +139,32 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         max_connections: a.max_connections as usize,
         advertised_address: a.advertised_address.clone(),
         shutdown_grace: std::time::Duration::from_secs(a.shutdown_grace),
+        auth: auth.config,
+        tls,
+        http_listen: http.clone(),
+        http_best_effort,
     };
     let server = serve(QueryEngine::new(db.clone()), config).context("starting the Bolt server")?;
     eprintln!(
-        "hopdb: serving {} on bolt://{} (database \"neo4j\"; authentication disabled: any credentials are accepted){}; Ctrl-C or SIGTERM stops",
+        "hopdb: serving {} on {scheme}://{} (database \"neo4j\"; {auth_note}){}; Ctrl-C or SIGTERM stops",
         a.dir.display(),
         server.local_addr(),
         if a.read_only { "; read-only" } else { "" }
     );
+    match (server.http_addr(), &http) {
+        (Some(addr), _) => eprintln!(
+            "hopdb: HTTP on http://{addr}: /health, /metrics, POST /db/neo4j/query/v2{}",
+            if scheme == "bolt+s" {
+                " (plain HTTP: no TLS)"
+            } else {
+                ""
+            }
+        ),
+        (None, Some(h)) => {
+            eprintln!("hopdb: warning: HTTP is off: cannot listen on {h} (--http HOST:PORT picks another)")
+        }
+        (None, None) => {}
+    }
     let signal = signals.wait();
     eprintln!("hopdb: {signal}: stopping (a second signal exits at once)");
     signals.exit_on_next();
@@ -85,8 +182,65 @@ pub fn run(a: &ServeArgs) -> Result<()> {
     Ok(())
 }
 
+/// What `hopdb serve` decided about authentication.
+struct AuthChoice {
+    config: AuthConfig,
+    /// Users in the file, when authentication is on.
+    users: usize,
+    /// Why authentication is off, for messages.
+    why_off: String,
+    /// Users of the store's file that --no-auth ignores.
+    ignored_users: usize,
+}
+
+/// Authentication is on when the users file lists anyone; `--users FILE` must; `--no-auth`
+/// turns it off. Reads the file only: nothing is created.
+fn choose_auth(a: &ServeArgs) -> Result<AuthChoice> {
+    let default_path = default_users_path(&a.dir);
+    if a.no_auth {
+        // A broken file must not stop a server asked to ignore it.
+        let ignored = Users::load(&default_path).ok().flatten().map_or(0, |u| u.len());
+        return Ok(AuthChoice {
+            config: AuthConfig::Disabled,
+            users: 0,
+            why_off: "--no-auth".into(),
+            ignored_users: ignored,
+        });
+    }
+    let path = a.users.clone().unwrap_or(default_path);
+    let users = Users::load(&path)?;
+    let count = users.as_ref().map_or(0, Users::len);
+    if count > 0 {
+        return Ok(AuthChoice {
+            config: AuthConfig::UsersFile(path),
+            users: count,
+            why_off: String::new(),
+            ignored_users: 0,
+        });
+    }
+    if a.users.is_some() {
+        bail!(
+            "--users {}: {}; add one with `hopdb user add {} NAME --users {}`",
+            path.display(),
+            if users.is_some() {
+                "no users in this file"
+            } else {
+                "no such file"
+            },
+            a.dir.display(),
+            path.display()
+        );
+    }
+    Ok(AuthChoice {
+        config: AuthConfig::Disabled,
+        users: 0,
+        why_off: format!("no users in {}", path.display()),
+        ignored_users: 0,
+    })
+}
+
 /// Without authentication, only loopback addresses are served unless the user says otherwise.
-fn refuse_open_network(listen: &str, allowed: bool) -> Result<()> {
+fn refuse_open_network(listen: &str, allowed: bool, why_off: &str) -> Result<()> {
     use std::net::ToSocketAddrs;
     let addrs: Vec<std::net::SocketAddr> = listen
         .to_socket_addrs()
@@ -95,10 +249,10 @@ fn refuse_open_network(listen: &str, allowed: bool) -> Result<()> {
     if allowed || addrs.iter().all(|a| a.ip().is_loopback()) {
         return Ok(());
     }
-    anyhow::bail!(
-        "refusing to listen on {listen}: it is reachable from other machines and hopdb serve has no \
-         authentication yet (any credentials are accepted); listen on 127.0.0.1, or pass \
-         --allow-unauthenticated-network to serve it anyway"
+    bail!(
+        "refusing to listen on {listen}: it is reachable from other machines and authentication is \
+         off ({why_off}: any credentials would be accepted); add a user with `hopdb user add STORE \
+         NAME`, listen on 127.0.0.1, or pass --allow-unauthenticated-network to serve it anyway"
     )
 }
 
@@ -158,5 +312,86 @@ mod signals {
         }
 
         pub fn exit_on_next(self) {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn args(v: &[&str]) -> ServeArgs {
+        Cli::try_parse_from(std::iter::once("serve").chain(v.iter().copied()))
+            .unwrap()
+            .serve
+    }
+
+    #[test]
+    fn authentication_is_on_when_the_store_has_users() {
+        let dir = tempfile::tempdir().unwrap();
+        let store_dir = dir.path().join("store");
+        let store = store_dir.to_str().unwrap();
+        let off = choose_auth(&args(&[store])).unwrap();
+        assert_eq!(off.config, AuthConfig::Disabled);
+        assert!(off.why_off.contains("no users"), "{}", off.why_off);
+
+        let mut users = Users::default();
+        users.set_password("ada", "pw").unwrap();
+        users.save(&default_users_path(&store_dir)).unwrap();
+        let on = choose_auth(&args(&[store])).unwrap();
+        assert_eq!(on.config, AuthConfig::UsersFile(default_users_path(&store_dir)));
+        assert_eq!(on.users, 1);
+
+        let forced = choose_auth(&args(&[store, "--no-auth"])).unwrap();
+        assert_eq!(forced.config, AuthConfig::Disabled);
+        assert_eq!(forced.ignored_users, 1);
+
+        let missing = dir.path().join("other.json");
+        let e = choose_auth(&args(&[store, "--users", missing.to_str().unwrap()]))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("no such file"), "{e}");
+        Users::default().save(&missing).unwrap();
+        let e = choose_auth(&args(&[store, "--users", missing.to_str().unwrap()]))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("no users in this file"), "{e}");
+        assert!(Cli::try_parse_from(["serve", store, "--users", "f", "--no-auth"]).is_err());
+        assert!(Cli::try_parse_from(["serve", store, "--tls-cert", "c.pem"]).is_err());
+    }
+
+    #[test]
+    fn only_loopback_without_authentication() {
+        assert!(refuse_open_network("127.0.0.1:0", false, "x").is_ok());
+        assert!(refuse_open_network("[::1]:0", false, "x").is_ok());
+        assert!(refuse_open_network("localhost:0", false, "x").is_ok());
+        let e = refuse_open_network("0.0.0.0:0", false, "no users in u.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("refusing to listen on 0.0.0.0:0") && e.contains("no users in u.json"),
+            "{e}"
+        );
+        assert!(refuse_open_network("0.0.0.0:0", true, "x").is_ok());
+    }
+
+    #[test]
+    fn http_is_on_by_default_and_can_be_turned_off() {
+        assert_eq!(http_listen(&args(&["s"])), (Some(DEFAULT_HTTP.into()), true));
+        let given = http_listen(&args(&["s", "--http", "127.0.0.1:0"]));
+        assert_eq!(given, (Some("127.0.0.1:0".into()), false));
+        assert_eq!(http_listen(&args(&["s", "--http", "off"])), (None, false));
+        assert_eq!(http_listen(&args(&["s", "--no-http"])), (None, false));
+        assert!(Cli::try_parse_from(["serve", "s", "--http", "off", "--no-http"]).is_err());
     }
 }

@@ -23,6 +23,7 @@ use hopdb_cypher::{
 use hopdb_database::Control;
 
 use crate::convert;
+use crate::metrics::{Kind, OpenTxGauge, Protocol};
 use crate::server::Shared;
 
 /// The one database a HopDB server serves, under Neo4j's default name.
@@ -43,6 +44,8 @@ struct OpenTx<'e> {
     tx: Tx<'e>,
     /// When `tx_timeout` runs out.
     deadline: Option<Instant>,
+    /// Counts the transaction in `hopdb_bolt_open_transactions` until it ends.
+    _open: OpenTxGauge,
 }
 
 /// A result being streamed.
@@ -145,6 +148,12 @@ impl<'e> EngineBackend<'e> {
         f
     }
 
+    /// Counts a failure sent outside `RUN` (whose failures `run` counts) in the metrics.
+    fn counted(&self, f: BoltFailure) -> BoltFailure {
+        self.shared.metrics.error(Protocol::Bolt, &f.code);
+        f
+    }
+
     fn close_tx(&mut self) -> bool {
         self.results.clear();
         self.tx.take().is_some()
@@ -177,9 +186,16 @@ impl<'e> EngineBackend<'e> {
         in_tx: bool,
     ) -> Result<RunResult, BoltFailure> {
         let started = Instant::now();
+        let metrics = &self.shared.metrics;
         let plan = match self.engine.plan_cache().get(query) {
-            Ok((plan, _)) => plan,
-            Err(e) => return Err(self.query_failure(&e, query)),
+            Ok((plan, cached)) => {
+                metrics.plan_cache(cached);
+                plan
+            }
+            Err(e) => {
+                metrics.query(Protocol::Bolt, None, started.elapsed());
+                return Err(self.query_failure(&e, query));
+            }
         };
         let query_type = query_type(&plan);
         let profile = matches!(plan.statement, Statement::Profile(_));
@@ -209,6 +225,7 @@ impl<'e> EngineBackend<'e> {
             let opts = self.options(tx_timeout(extra)?);
             self.engine.query_with(query, &params, &opts)
         };
+        metrics.query(Protocol::Bolt, Some(Kind::from(query_type)), started.elapsed());
         let result = outcome.map_err(|e| self.query_failure(&e, query))?;
         let qid = self.next_qid;
         self.next_qid += 1;
@@ -257,13 +274,13 @@ impl Backend for EngineBackend<'_> {
     }
 
     fn authenticate(&mut self, auth: &AuthToken) -> Result<(), BoltFailure> {
-        tracing::debug!(
-            conn = self.conn,
-            scheme = %auth.scheme,
-            principal = auth.principal.as_deref().unwrap_or(""),
-            "authentication is disabled: credentials accepted without checking"
-        );
-        Ok(())
+        // Checked on the connection's own thread (argon2 takes tens of ms by design); the
+        // authenticator logs the outcome (user and peer, never the credentials). A failure
+        // closes the connection.
+        self.shared
+            .auth
+            .authenticate(auth, self.conn, self.peer)
+            .map(|_user| ())
     }
 
     fn run(
@@ -274,6 +291,9 @@ impl Backend for EngineBackend<'_> {
         in_tx: bool,
     ) -> Result<RunResult, BoltFailure> {
         let outcome = self.run_statement(query, params, extra, in_tx);
+        if let Err(f) = &outcome {
+            self.shared.metrics.error(Protocol::Bolt, &f.code);
+        }
         if outcome.is_err() && in_tx && self.close_tx() {
             // Any failure aborts the transaction: release the store at once (the client's
             // RESET or ROLLBACK then finds nothing to undo).
@@ -290,7 +310,7 @@ impl Backend for EngineBackend<'_> {
             Ok(done) => done,
             Err(e) => {
                 self.results.remove(at);
-                return Err(self.query_failure(&e, "(PULL)"));
+                return Err(self.counted(self.query_failure(&e, "(PULL)")));
             }
         };
         let records = rows
@@ -316,7 +336,7 @@ impl Backend for EngineBackend<'_> {
             Ok(false) => Ok(None),
             Err(e) => {
                 self.results.remove(at);
-                Err(self.query_failure(&e, "(DISCARD)"))
+                Err(self.counted(self.query_failure(&e, "(DISCARD)")))
             }
         }
     }
@@ -331,12 +351,17 @@ impl Backend for EngineBackend<'_> {
             AccessMode::Read => Tx::Read,
             AccessMode::Write => match self.engine.begin() {
                 Ok(tx) => Tx::Write(Box::new(tx)),
-                Err(e) => return Err(self.query_failure(&e, "(BEGIN)")),
+                Err(e) => return Err(self.counted(self.query_failure(&e, "(BEGIN)"))),
             },
         };
         self.results.clear();
         self.next_qid = 0;
-        self.tx = Some(OpenTx { tx, deadline });
+        let open = self.shared.metrics.open_transaction(matches!(tx, Tx::Write(_)));
+        self.tx = Some(OpenTx {
+            tx,
+            deadline,
+            _open: open,
+        });
         Ok(BeginResult {
             db: Some(DATABASE_NAME.into()),
         })
@@ -348,10 +373,11 @@ impl Backend for EngineBackend<'_> {
             return Err(BoltFailure::request_invalid("COMMIT, but no transaction is open"));
         };
         if open.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(timed_out());
+            return Err(self.counted(timed_out()));
         }
         if let Tx::Write(tx) = open.tx {
-            tx.commit().map_err(|e| self.query_failure(&e, "(COMMIT)"))?;
+            tx.commit()
+                .map_err(|e| self.counted(self.query_failure(&e, "(COMMIT)")))?;
         }
         Ok(Some(self.bookmark()))
     }
@@ -468,7 +494,7 @@ pub(crate) fn cypher_failure(e: &CypherError) -> BoltFailure {
 }
 
 /// The summary's `type`: from the plan, as Neo4j reports it.
-fn query_type(plan: &Plan) -> QueryType {
+pub(crate) fn query_type(plan: &Plan) -> QueryType {
     if let Some(cmd) = plan.schema() {
         return match cmd {
             SchemaCommand::ShowIndexes | SchemaCommand::ShowConstraints => QueryType::Read,

@@ -11,9 +11,18 @@
 //!   temporal values; parameters the other way).
 //! * [`ServerHandle::shutdown`] stops accepting, closes the connections (open transactions
 //!   roll back) and waits for their threads, so the caller can then close the store.
+//! * [`auth`]: with [`AuthConfig::UsersFile`] clients log on with the `basic` scheme as a user
+//!   of a users file (argon2id password hashes, edited by `hopdb user`); with
+//!   [`AuthConfig::Disabled`] (the default) any credentials are accepted.
+//! * [`TlsConfig`]: TLS (rustls) on every connection, for `bolt+s://` and `neo4j+s://`.
+//! * HTTP beside Bolt ([`ServerConfig::http_listen`], [`ServerHandle::http_addr`]):
+//!   `GET /health` (`/health/live`, `/health/ready`; 503 while shutting down), `GET /metrics`
+//!   in Prometheus' text format (statement latency per protocol and query kind, errors by
+//!   Neo4j status code, open connections and transactions, plan-cache hits and misses, store
+//!   and RocksDB sizes), and Neo4j's query API, `POST /db/neo4j/query/v2` with
+//!   `{"statement", "parameters"}`, answered in its plain JSON format.
 //!
-//! The server serves one database, named `neo4j`; authentication is disabled (any
-//! credentials are accepted).
+//! The server serves one database, named `neo4j`.
 //!
 //! ```no_run
 //! use hopdb_cypher::QueryEngine;
@@ -27,9 +36,16 @@
 //! server.shutdown();
 //! ```
 
+pub mod auth;
 mod backend;
 pub mod convert;
+mod http;
+mod metrics;
+mod query_api;
 mod server;
+mod tls;
 
+pub use auth::{AuthConfig, AuthError, Users};
 pub use backend::DATABASE_NAME;
 pub use server::{serve, ServerConfig, ServerError, ServerHandle};
+pub use tls::{TlsConfig, TlsError};

@@ -13,7 +13,11 @@ use std::time::{Duration, Instant};
 use hopdb_bolt::{ByteSession, ConnectionConfig, SessionConfig};
 use hopdb_cypher::QueryEngine;
 
+use crate::auth::{AuthConfig, AuthError, Authenticator};
 use crate::backend::EngineBackend;
+use crate::http::{self, HttpServer};
+use crate::metrics::Metrics;
+use crate::tls::{self, TlsConfig, TlsError};
 
 /// How a server listens and behaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +35,17 @@ pub struct ServerConfig {
     /// How long [`ServerHandle::shutdown`] waits for connection threads to finish their
     /// current statement.
     pub shutdown_grace: Duration,
+    /// Whether clients must log on as a user of a users file, or any credentials do
+    /// (the default: [`AuthConfig::Disabled`]).
+    pub auth: AuthConfig,
+    /// TLS on every connection (`bolt+s://`), or plain TCP (`bolt://`) when `None`.
+    pub tls: Option<TlsConfig>,
+    /// Where to answer HTTP (`/health`, `/metrics`, the query API `POST /db/neo4j/query/v2`),
+    /// `HOST:PORT`; `None` (the default): no HTTP. See [`ServerHandle::http_addr`].
+    pub http_listen: Option<String>,
+    /// When the HTTP address cannot be bound: `false` (the default), [`serve`] fails; `true`,
+    /// it logs a warning and serves Bolt alone (for a default address that may be taken).
+    pub http_best_effort: bool,
 }
 
 impl Default for ServerConfig {
@@ -40,6 +55,10 @@ impl Default for ServerConfig {
             max_connections: 256,
             advertised_address: None,
             shutdown_grace: Duration::from_secs(30),
+            auth: AuthConfig::Disabled,
+            tls: None,
+            http_listen: None,
+            http_best_effort: false,
         }
     }
 }
@@ -50,6 +69,21 @@ pub enum ServerError {
     /// The Bolt address could not be bound.
     #[error("cannot listen for Bolt on {addr}: {source}")]
     Bind {
+        /// The address asked for.
+        addr: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
+    /// The users file could not be used.
+    #[error("authentication: {0}")]
+    Auth(#[from] AuthError),
+    /// The TLS certificate or key could not be used.
+    #[error("TLS: {0}")]
+    Tls(#[from] TlsError),
+    /// The HTTP address could not be bound.
+    #[error("cannot listen for HTTP on {addr}: {source}")]
+    HttpBind {
         /// The address asked for.
         addr: String,
         /// Why.
@@ -73,16 +107,29 @@ pub(crate) struct Shared {
     pub(crate) local_addr: SocketAddr,
     /// Set on shutdown: the accept loop stops and running statements are cancelled.
     pub(crate) stopping: Arc<AtomicBool>,
+    /// Checks the credentials of `HELLO` (4.4, 5.0) and `LOGON` (5.1+).
+    pub(crate) auth: Authenticator,
+    /// The TLS setup, when connections are encrypted.
+    tls: Option<Arc<rustls::ServerConfig>>,
     /// A second handle on every open connection's socket, to close it on shutdown.
     sockets: Mutex<HashMap<u64, TcpStream>>,
     /// Connections being served.
     active: Mutex<usize>,
     /// Signalled when a connection ends.
     ended: Condvar,
+    /// The Prometheus metrics (`/metrics`).
+    pub(crate) metrics: Metrics,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Shared {
+    /// Bolt connections being served now.
+    pub(crate) fn connections(&self) -> usize {
+        *lock(&self.active)
+    }
 }
 
 impl Shared {
@@ -126,6 +173,8 @@ impl Drop for Slot {
 pub struct ServerHandle {
     shared: Arc<Shared>,
     accept: Option<JoinHandle<()>>,
+    /// The HTTP listener (health, metrics, query API), when configured.
+    http: Option<HttpServer>,
 }
 
 impl std::fmt::Debug for ServerHandle {
@@ -148,6 +197,12 @@ impl ServerHandle {
         *lock(&self.shared.active)
     }
 
+    /// The address HTTP is answered on (with the port chosen when 0 was asked for), or `None`
+    /// without HTTP.
+    pub fn http_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(HttpServer::local_addr)
+    }
+
     /// Stops accepting, closes every connection (their open transactions roll back), cancels
     /// running statements, and waits up to the grace period for the connection threads to end.
     /// Returns whether they all did: then no clone of the engine is left in the server and the
@@ -156,7 +211,16 @@ impl ServerHandle {
         self.stop()
     }
 
+    /// Stops Bolt, then HTTP (which answers `/health` with 503 meanwhile), within one grace
+    /// period.
     fn stop(&mut self) -> bool {
+        let deadline = Instant::now() + self.shared.config.shutdown_grace;
+        let bolt = self.stop_bolt();
+        let http = self.http.as_mut().is_none_or(|h| h.stop(deadline));
+        bolt && http
+    }
+
+    fn stop_bolt(&mut self) -> bool {
         let Some(accept) = self.accept.take() else {
             return true;
         };
@@ -216,9 +280,13 @@ fn wake_address(addr: SocketAddr) -> SocketAddr {
 /// Starts serving `engine` over Bolt: binds `config.bolt_listen` and accepts connections on a
 /// thread of its own, each connection then served by a thread of its own.
 ///
-/// Authentication is disabled in this version: every client is accepted, whatever its
-/// credentials.
+/// With [`AuthConfig::UsersFile`] the file is read now (an unreadable file, or one listing
+/// nobody, is an error) and clients must log on as one of its users; with
+/// [`AuthConfig::Disabled`] every client is accepted whatever its credentials. With
+/// [`ServerConfig::tls`] the certificate and key are loaded now and every connection is TLS.
 pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, ServerError> {
+    let auth = Authenticator::new(&config.auth)?;
+    let tls = config.tls.as_ref().map(tls::server_config).transpose()?;
     let listener = TcpListener::bind(&config.bolt_listen).map_err(|source| ServerError::Bind {
         addr: config.bolt_listen.clone(),
         source,
@@ -227,16 +295,38 @@ pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, 
         what: "reading the bound address",
         source,
     })?;
-    tracing::info!(address = %local_addr, max_connections = config.max_connections, "Bolt server listening");
-    tracing::warn!("authentication is disabled: every Bolt client is accepted whatever its credentials");
+    tracing::info!(
+        address = %local_addr,
+        max_connections = config.max_connections,
+        tls = tls.is_some(),
+        "Bolt server listening"
+    );
+    match &config.auth {
+        AuthConfig::Disabled => {
+            tracing::warn!("authentication is disabled: every Bolt client is accepted whatever its credentials")
+        }
+        AuthConfig::UsersFile(path) => tracing::info!(
+            file = %path.display(),
+            users = auth.user_count(),
+            "authentication is enabled: clients log on as a user of the users file (scheme \"basic\")"
+        ),
+    }
+    let metrics = Metrics::new(config.max_connections).map_err(|e| ServerError::Io {
+        what: "setting up the metrics",
+        source: io::Error::other(e),
+    })?;
     let shared = Arc::new(Shared {
         config,
         local_addr,
         stopping: Arc::new(AtomicBool::new(false)),
+        auth,
+        tls,
         sockets: Mutex::new(HashMap::new()),
         active: Mutex::new(0),
         ended: Condvar::new(),
+        metrics,
     });
+    let http_engine = shared.config.http_listen.is_some().then(|| engine.clone());
     let for_accept = shared.clone();
     let accept = thread::Builder::new()
         .name("bolt-accept".into())
@@ -245,10 +335,22 @@ pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, 
             what: "starting the accept thread",
             source,
         })?;
-    Ok(ServerHandle {
+    let mut handle = ServerHandle {
         shared,
         accept: Some(accept),
-    })
+        http: None,
+    };
+    // HTTP answers once Bolt listens; if it cannot start, dropping the handle stops Bolt.
+    if let (Some(listen), Some(engine)) = (handle.shared.config.http_listen.clone(), http_engine) {
+        match http::start(&listen, engine, handle.shared.clone()) {
+            Ok(h) => handle.http = Some(h),
+            Err(e) if handle.shared.config.http_best_effort => {
+                tracing::warn!(error = %e, "HTTP is off: serving Bolt alone");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(handle)
 }
 
 fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared>) {
@@ -306,11 +408,42 @@ fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared
     tracing::debug!("Bolt accept loop ended");
 }
 
-/// Serves one connection until the client leaves, the protocol closes it, or the server stops.
-fn serve_connection(mut stream: TcpStream, engine: QueryEngine, shared: &Shared, id: u64, peer: SocketAddr) {
+/// Serves one connection until the client leaves, the protocol closes it, or the server stops:
+/// over TLS when the server has it, else over the plain socket.
+fn serve_connection(stream: TcpStream, engine: QueryEngine, shared: &Shared, id: u64, peer: SocketAddr) {
     let _ = stream.set_nodelay(true);
-    tracing::debug!(conn = id, %peer, "Bolt connection accepted");
-    let backend = EngineBackend::new(&engine, shared, id, peer);
+    match &shared.tls {
+        None => {
+            tracing::debug!(conn = id, %peer, "Bolt connection accepted");
+            let mut stream = stream;
+            bolt_loop(&mut stream, &engine, shared, id, peer);
+            let _ = stream.shutdown(Shutdown::Both);
+        }
+        Some(config) => match tls::accept(config, stream) {
+            Ok(mut stream) => {
+                tracing::debug!(
+                    conn = id,
+                    %peer,
+                    version = ?stream.conn.protocol_version(),
+                    "Bolt connection accepted (TLS)"
+                );
+                bolt_loop(&mut stream, &engine, shared, id, peer);
+                tls::close(stream);
+            }
+            Err(e) => {
+                // Dropping the socket closes it.
+                tracing::info!(conn = id, %peer, error = %e, "TLS handshake failed: connection closed");
+                return;
+            }
+        },
+    }
+    tracing::info!(conn = id, %peer, "Bolt connection closed");
+}
+
+/// The Bolt exchange over any byte stream (plain or TLS): read, feed the session, write its
+/// reply, until the client leaves or the session closes.
+fn bolt_loop<S: Read + Write>(stream: &mut S, engine: &QueryEngine, shared: &Shared, id: u64, peer: SocketAddr) {
+    let backend = EngineBackend::new(engine, shared, id, peer);
     let config = SessionConfig {
         connection: ConnectionConfig {
             connection_id: format!("bolt-{id}"),
@@ -335,7 +468,7 @@ fn serve_connection(mut stream: TcpStream, engine: QueryEngine, shared: &Shared,
         match session.receive(input) {
             Ok(out) => {
                 if !out.is_empty() {
-                    if let Err(e) = stream.write_all(&out) {
+                    if let Err(e) = stream.write_all(&out).and_then(|()| stream.flush()) {
                         tracing::debug!(conn = id, %peer, error = %e, "Bolt connection write failed");
                         break;
                     }
@@ -345,7 +478,7 @@ fn serve_connection(mut stream: TcpStream, engine: QueryEngine, shared: &Shared,
                 }
             }
             Err(fatal) => {
-                let _ = stream.write_all(&fatal.reply);
+                let _ = stream.write_all(&fatal.reply).and_then(|()| stream.flush());
                 tracing::info!(conn = id, %peer, error = %fatal, "closing a Bolt connection on a protocol error");
                 break;
             }
@@ -355,7 +488,4 @@ fn serve_connection(mut stream: TcpStream, engine: QueryEngine, shared: &Shared,
     if let Err(e) = session.finish() {
         tracing::debug!(conn = id, %peer, error = %e, "Bolt connection ended mid-message");
     }
-    drop(session);
-    let _ = stream.shutdown(Shutdown::Both);
-    tracing::info!(conn = id, %peer, "Bolt connection closed");
 }

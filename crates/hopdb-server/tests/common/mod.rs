@@ -291,7 +291,8 @@ pub fn records(r: &[Resp]) -> Vec<Vec<Value>> {
         .collect()
 }
 
-fn decode(m: &[u8]) -> Resp {
+/// One response message, decoded.
+pub fn decode(m: &[u8]) -> Resp {
     let v = packstream::decode(m, &DecodeLimits::default()).unwrap();
     let Value::Structure { tag, mut fields } = v else {
         panic!("not a structure: {v:?}")
