@@ -29,6 +29,9 @@ use crate::server::Shared;
 /// The one database a HopDB server serves, under Neo4j's default name.
 pub const DATABASE_NAME: &str = "neo4j";
 
+/// Neo4j's administration database: routable (drivers probe it), not queryable here.
+const SYSTEM_DATABASE: &str = "system";
+
 /// Seconds a client may cache the routing table.
 const ROUTING_TTL_SECONDS: i64 = 300;
 
@@ -395,7 +398,16 @@ impl Backend for EngineBackend<'_> {
     }
 
     fn route(&mut self, route: &Route) -> Result<hopdb_bolt::Map, BoltFailure> {
-        check_db(route.db.as_deref())?;
+        // Drivers ask for the `system` database's table to verify connectivity (the Java
+        // driver's `verifyConnectivity` over neo4j://): answered as Neo4j does, with the same
+        // servers; statements on `system` are still refused.
+        let system = route
+            .db
+            .as_deref()
+            .is_some_and(|d| d.eq_ignore_ascii_case(SYSTEM_DATABASE));
+        if !system {
+            check_db(route.db.as_deref())?;
+        }
         // The address the client used is the one it can reach us by, unless configured.
         let from_client = hopdb_bolt::value::map_get(&route.routing, "address").and_then(Bolt::as_str);
         let address = match (&self.shared.config.advertised_address, from_client) {
@@ -409,7 +421,7 @@ impl Backend for EngineBackend<'_> {
             .collect::<Vec<_>>();
         Ok(vec![
             ("ttl".into(), ROUTING_TTL_SECONDS.into()),
-            ("db".into(), DATABASE_NAME.into()),
+            ("db".into(), if system { SYSTEM_DATABASE } else { DATABASE_NAME }.into()),
             ("servers".into(), Bolt::List(servers)),
         ])
     }

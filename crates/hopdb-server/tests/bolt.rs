@@ -478,7 +478,11 @@ fn databases_and_routing() {
         // The address the client used, from the routing context.
         assert_eq!(s.get("addresses"), Some(&Value::list(["localhost:9999"])));
     }
+    // Drivers probe the `system` database's table (Java's verifyConnectivity): answered.
     let r = c.request(&[route(Some("system"))]);
+    let rt = r[0].get("rt").unwrap_or_else(|| panic!("{r:?}"));
+    assert_eq!(rt.get("db"), Some(&Value::from("system")));
+    let r = c.request(&[route(Some("other"))]);
     assert_eq!(r[0].code(), "Neo.ClientError.Database.DatabaseNotFound", "{r:?}");
 }
 
