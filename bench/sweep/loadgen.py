@@ -17,7 +17,7 @@ from bench.sweep.lightrag_mix import KIND_NAMES as LIGHTRAG_KINDS
 
 RETRIEVAL_KINDS = ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
 MIX_KINDS = {"retrieval": RETRIEVAL_KINDS, "lightrag": LIGHTRAG_KINDS}
-ENGINES = ("hopdb", "postgres", "sqlite", "falkordb", "neo4j")
+ENGINES = ("hopdb", "postgres", "sqlite", "falkordb", "neo4j", "hopdb-bolt")
 FIELDS = ("engine", "mix", "clients", "ramp_s", "window_s", "queries", "errors", "error_pct", "qps", "overall", "per_kind",
           "error_samples", "client_cpu_s", "window_wall_s", "peak_rss_kb", "loadavg_before", "loadavg_after", "durability", "version", "notes")  # fmt: skip
 PCTS = ("p50_us", "p95_us", "p99_us")

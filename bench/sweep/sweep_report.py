@@ -5,7 +5,7 @@ import json
 import os
 import sys
 
-NAMES = {"hopdb": "HopDB", "postgres": "PostgreSQL", "sqlite": "SQLite", "falkordb": "FalkorDB", "neo4j": "Neo4j", "networkx": "NetworkX", "kuzu": "Kuzu", "cozo": "Cozo"}
+NAMES = {"hopdb": "HopDB", "postgres": "PostgreSQL", "sqlite": "SQLite", "falkordb": "FalkorDB", "neo4j": "Neo4j", "networkx": "NetworkX", "kuzu": "Kuzu", "cozo": "Cozo", "hopdb-bolt": "HopDB over Bolt"}
 MIX_TITLES = {"retrieval": "Retrieval mix Q1-Q7", "lightrag": "LightRAG call mix"}
 
 

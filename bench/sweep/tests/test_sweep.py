@@ -6,6 +6,8 @@ JSON and of its answers, the report's ratio maths and the cgroup command.
 import collections
 import copy
 import json
+import os
+import re
 import subprocess
 import time
 
@@ -302,6 +304,20 @@ def test_drives_reads_the_engine_list_of_the_help():
     assert loadgen.drives("neo4j", text) and loadgen.drives("hopdb", text)
     assert not loadgen.drives("kuzu", text) and not loadgen.drives("neo", text)
     assert not loadgen.drives("neo4j", "Options:\n  --target <TARGET>\n")
+    assert loadgen.drives("hopdb-bolt", text.replace("neo4j", "neo4j | hopdb-bolt")) and not loadgen.drives("hopdb-bolt", text)
+
+
+def test_hopdb_bolt_runs_the_lean_cypher_of_hopdb_cypher():
+    """The load generator's hopdb-bolt texts are bench/engines/hopdb_cypher.py's lean ones, verbatim."""
+    from bench.engines.hopdb_cypher import CO_LEAN, RETRIEVAL
+    from bench.retrieval.workload import LIMIT, TOP
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "..")
+    src = open(os.path.join(root, "crates", "hopdb-loadgen", "src", "engines", "hopdb_bolt.rs")).read()
+    assert f'const CO: &str = "{CO_LEAN}";' in src
+    norm = re.sub(r"\\\n\s*", "", src).replace("{{", "{").replace("}}", "}").replace("{LIMIT}", str(LIMIT)).replace("{TOP}", str(TOP)).replace("{CO}", CO_LEAN)
+    for kind, text in RETRIEVAL["lean"].items():
+        assert f'"{text}"' in norm, kind
 
 
 def test_ratio_maths():

@@ -1,9 +1,9 @@
 //! `hopdb-loadgen`: the native multi-threaded load generator of workload 1 (issue 6). It drives
 //! bench/retrieval's Q1-Q7 mix or LightRAG's storage-call mix against HopDB (in-process),
-//! PostgreSQL, SQLite, FalkorDB or Neo4j from N OS threads, each with its own connection, in a
-//! tight loop, and writes throughput, latency percentiles and errors as JSON. `check` answers
-//! the queries file's sample seeds for the Python driver to compare with
-//! bench/retrieval/reference.py.
+//! PostgreSQL, SQLite, FalkorDB, Neo4j or HopDB over Bolt (`hopdb serve`, Q1-Q7 only) from N OS
+//! threads, each with its own connection, in a tight loop, and writes throughput, latency
+//! percentiles and errors as JSON. `check` answers the queries file's sample seeds for the
+//! Python driver to compare with bench/retrieval/reference.py.
 
 mod engines;
 mod load;
@@ -48,12 +48,12 @@ enum Mix {
 
 #[derive(Args)]
 struct Target {
-    /// hopdb | postgres | sqlite | falkordb | neo4j
+    /// hopdb | postgres | sqlite | falkordb | neo4j | hopdb-bolt
     #[arg(long)]
     engine: String,
     /// hopdb: the store directory; postgres: a libpq conninfo ("host=127.0.0.1 port=P user=U
-    /// dbname=D"); sqlite: the database file; falkordb: redis://HOST:PORT/GRAPH; neo4j:
-    /// bolt://HOST:PORT.
+    /// dbname=D"); sqlite: the database file; falkordb: redis://HOST:PORT/GRAPH; neo4j,
+    /// hopdb-bolt: bolt://HOST:PORT.
     #[arg(long)]
     target: String,
     /// bench/retrieval's queries.json (pools, sequence, check).
@@ -67,8 +67,8 @@ struct Target {
     #[arg(long)]
     memory_mb: Option<usize>,
     /// Per-query timeout in ms (PostgreSQL statement_timeout, SQLite progress handler, HopDB's
-    /// traversal deadline, FalkorDB TIMEOUT; Neo4j: ignored); a query stopped by it counts as
-    /// the error "timeout".
+    /// traversal deadline, FalkorDB TIMEOUT; Neo4j, hopdb-bolt: ignored); a query stopped by it
+    /// counts as the error "timeout".
     #[arg(long)]
     timeout_ms: Option<u64>,
     #[arg(long)]

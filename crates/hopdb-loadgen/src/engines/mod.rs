@@ -7,8 +7,10 @@ use serde_json::{json, Value};
 
 use crate::workload::{Kind, Op};
 
+mod bolt;
 pub mod falkordb;
 pub mod hopdb;
+pub mod hopdb_bolt;
 pub mod neo4j;
 pub mod sql;
 #[cfg(test)]
@@ -69,7 +71,7 @@ impl QueryError {
 pub type QResult = std::result::Result<Answer, QueryError>;
 
 /// The answer of a list-shaped kind (Q2-Q7, get_node_edges, node_degree) from rows of JSON
-/// cells, for the clients whose drivers hand rows over as values (SQLite, FalkorDB, Neo4j).
+/// cells, for the clients whose drivers hand rows over as values (SQLite, FalkorDB, Bolt).
 pub fn list_answer(kind: Kind, rows: &[Vec<Value>]) -> QResult {
     let cell = |r: &[Value], i: usize| r.get(i).cloned().unwrap_or(Value::Null);
     let text = |v: Value| {
@@ -127,7 +129,7 @@ pub struct Options {
     pub password: Option<String>,
 }
 
-pub const ENGINES: [&str; 5] = ["hopdb", "postgres", "sqlite", "falkordb", "neo4j"];
+pub const ENGINES: [&str; 6] = ["hopdb", "postgres", "sqlite", "falkordb", "neo4j", "hopdb-bolt"];
 
 pub fn open(o: &Options) -> Result<Box<dyn Engine>> {
     if o.memory_mb.is_some() && o.engine != "hopdb" {
@@ -142,6 +144,7 @@ pub fn open(o: &Options) -> Result<Box<dyn Engine>> {
         "sqlite" => Ok(Box::new(sql::Sqlite::open(o)?)),
         "falkordb" => Ok(Box::new(falkordb::FalkorDB::open(o)?)),
         "neo4j" => Ok(Box::new(neo4j::Neo4j::open(o)?)),
+        "hopdb-bolt" => Ok(Box::new(hopdb_bolt::HopDBBolt::open(o)?)),
         other => bail!("unknown engine {other:?} (known: {})", ENGINES.join(", ")),
     }
 }

@@ -1,14 +1,13 @@
-//! Neo4j over Bolt (`neo4rs`, async on tokio): each client owns one connection and drives it
-//! from its own current-thread runtime, so N clients are N OS threads as for the other engines.
-//! The Cypher of bench/engines/cypher.py with $parameters, auto-commit; the
+//! Neo4j over Bolt through bolt.rs's neo4rs client (one connection and current-thread tokio
+//! runtime per client). The Cypher of bench/engines/cypher.py with $parameters, auto-commit; the
 //! LightRAG calls as falkordb.rs words them. neo4rs 0.8 has no per-transaction timeout:
 //! --timeout-ms is accepted and ignored for Neo4j, and the notes say so.
 
-use anyhow::{Context, Result};
-use neo4rs::{BoltType, ConfigBuilder, Graph};
+use anyhow::Result;
 use serde_json::{json, Value};
 
-use super::{list_answer, seeds, Answer, Client, Engine, Options, QResult, QueryError};
+use super::bolt::{BoltClient, BoltTarget};
+use super::{Client, Engine, Options, QResult};
 use crate::workload::{Kind, Op, LIMIT, TOP};
 
 const CO: &str = "MATCH (c:Chunk {id: $id})-[:MENTIONS]->(:Entity)<-[:MENTIONS]-(o:Chunk) WHERE o.id <> $id";
@@ -41,9 +40,7 @@ pub fn query(kind: Kind) -> String {
 }
 
 pub struct Neo4j {
-    uri: String,
-    user: String,
-    password: String,
+    target: BoltTarget,
     version: String,
     timeout_ignored: bool,
 }
@@ -51,9 +48,11 @@ pub struct Neo4j {
 impl Neo4j {
     pub fn open(o: &Options) -> Result<Neo4j> {
         let n = Neo4j {
-            uri: o.target.clone(),
-            user: o.user.clone().unwrap_or_default(),
-            password: o.password.clone().unwrap_or_default(),
+            target: BoltTarget {
+                uri: o.target.clone(),
+                user: o.user.clone().unwrap_or_default(),
+                password: o.password.clone().unwrap_or_default(),
+            },
             version: String::new(),
             timeout_ignored: o.timeout.is_some(),
         };
@@ -62,6 +61,7 @@ impl Neo4j {
             .rows(
                 "CALL dbms.components() YIELD name, versions RETURN name + ' ' + versions[0] AS a",
                 &[],
+                &COLS,
             )
             .map_err(|e| anyhow::anyhow!("Neo4j at {} does not answer: {}", o.target, e.message()))?;
         let version = format!(
@@ -71,83 +71,25 @@ impl Neo4j {
         Ok(Neo4j { version, ..n })
     }
 
-    fn client(&self) -> Result<NeoClient> {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("cannot start a tokio runtime")?;
-        let cfg = ConfigBuilder::default()
-            .uri(self.uri.trim_start_matches("bolt://"))
-            .user(self.user.as_str())
-            .password(self.password.as_str())
-            .max_connections(1)
-            .build()
-            .context("bad Neo4j address")?;
-        let g = rt
-            .block_on(Graph::connect(cfg))
-            .with_context(|| format!("cannot connect to Neo4j at {}", self.uri))?;
-        Ok(NeoClient { rt, g })
+    fn client(&self) -> Result<BoltClient> {
+        self.target.connect()
     }
-}
-
-struct NeoClient {
-    rt: tokio::runtime::Runtime,
-    g: Graph,
 }
 
 /// Columns are aliased a, b, c, d in order.
 const COLS: [&str; 4] = ["a", "b", "c", "d"];
 
-impl NeoClient {
-    fn rows(&mut self, q: &str, params: &[(&str, BoltType)]) -> std::result::Result<Vec<Vec<Value>>, QueryError> {
-        let mut query = neo4rs::query(q);
-        for (k, v) in params {
-            query = query.param(k, v.clone());
-        }
-        let fail = |e: neo4rs::Error| QueryError::Failed(e.to_string());
-        self.rt.block_on(async {
-            let mut s = self.g.execute(query).await.map_err(fail)?;
-            let mut out = Vec::new();
-            while let Some(row) = s.next().await.map_err(fail)? {
-                out.push(COLS.iter().map_while(|c| row.get::<Value>(c).ok()).collect());
-            }
-            Ok(out)
-        })
-    }
-}
+struct NeoClient(BoltClient);
 
 impl Client for NeoClient {
     fn run(&mut self, op: &Op) -> QResult {
-        let ids = seeds(op)?;
-        let mut params: Vec<(&str, BoltType)> = Vec::new();
-        if op.kind == Kind::Q7 {
-            params.push(("ids", ids.to_vec().into()));
-        } else {
-            params.push(("id", ids[0].clone().into()));
-        }
-        if op.kind == Kind::UpsertNode {
-            let p = op
-                .props
-                .as_ref()
-                .ok_or_else(|| QueryError::Failed("upsert_node without properties".into()))?;
-            params.push(("t", p.canonical_title.clone().into()));
-            params.push(("ty", p.entity_type.clone().into()));
-        }
-        let rows = self.rows(&query(op.kind), &params)?;
-        let col = |r: &Vec<Value>, i: usize| r.get(i).cloned().unwrap_or(Value::Null);
-        Ok(match op.kind {
-            Kind::UpsertNode => Answer::Written,
-            Kind::Q1 => Answer::Row(rows.first().map(|r| (0..4).map(|i| col(r, i)).collect())),
-            Kind::GetNode => Answer::Row(rows.first().map(|r| (0..3).map(|i| col(r, i)).collect())),
-            Kind::HasNode => Answer::Bool(!rows.is_empty()),
-            _ => list_answer(op.kind, &rows)?,
-        })
+        self.0.run_op(op, &query(op.kind), &COLS)
     }
 }
 
 impl Engine for Neo4j {
     fn connect(&self) -> Result<Box<dyn Client>> {
-        Ok(Box::new(self.client()?))
+        Ok(Box::new(NeoClient(self.client()?)))
     }
     fn version(&self) -> String {
         self.version.clone()
