@@ -213,15 +213,13 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
             }
         }
         Mode::Count { top } => {
-            let str_first = compare::order(&Value::String(String::new()), &Value::Int(0)) == Ordering::Less;
             // Ties on the count go by the key as Cypher orders `end._key` (strings and numbers
             // in their type order), or as it orders the nodes themselves (by key).
-            let by_value = move |a: &NodeKey, b: &NodeKey| match (a, b) {
+            let by_value = |a: &NodeKey, b: &NodeKey| match (a, b) {
                 (NodeKey::Str(x), NodeKey::Str(y)) => x.cmp(y),
                 (NodeKey::Int(x), NodeKey::Int(y)) => x.cmp(y),
-                (NodeKey::Str(_), NodeKey::Int(_)) if str_first => Ordering::Less,
-                (NodeKey::Str(_), NodeKey::Int(_)) => Ordering::Greater,
-                (NodeKey::Int(_), NodeKey::Str(_)) => by_value_rev(str_first),
+                // One of each type: Cypher's order of the two types.
+                _ => compare::order(&type_probe(a), &type_probe(b)),
             };
             let (n, by_key) = top.map_or((None, false), |(n, k)| (Some(n), k));
             let order: &dyn Fn(&NodeKey, &NodeKey) -> Ordering = if by_key { &by_value } else { &NodeKey::cmp };
@@ -246,11 +244,11 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
     Ok(Some(Table { names, rows }))
 }
 
-fn by_value_rev(str_first: bool) -> Ordering {
-    if str_first {
-        Ordering::Greater
-    } else {
-        Ordering::Less
+/// A value of the key's type (no allocation), for ordering keys of different types.
+fn type_probe(k: &NodeKey) -> Value {
+    match k {
+        NodeKey::Str(_) => Value::String(String::new()),
+        NodeKey::Int(_) => Value::Int(0),
     }
 }
 
