@@ -10,14 +10,36 @@
 use std::path::{Path, PathBuf};
 
 /// The datasets directory, or `None` after printing why the calling test is skipped.
+///
+/// Looked for in order: `$HOPDB_DATASETS`; `../shared/datasets` beside the checkout of the
+/// test being run (cargo sets `CARGO_MANIFEST_DIR` at run time; this crate's own compile-time
+/// path may name another checkout that shares the build directory); beside this crate's
+/// checkout; the workplace's `/work/shared/datasets`.
 pub fn datasets() -> Option<PathBuf> {
-    let dir = std::env::var_os("HOPDB_DATASETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("SKIPPED: no datasets at {} (set HOPDB_DATASETS)", dir.display());
-        None
+    let beside = |manifest: &Path| manifest.join("../../../shared/datasets");
+    let candidates: Vec<PathBuf> = match std::env::var_os("HOPDB_DATASETS") {
+        Some(d) => vec![PathBuf::from(d)],
+        None => std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(|m| beside(Path::new(&m)))
+            .into_iter()
+            .chain([
+                beside(Path::new(env!("CARGO_MANIFEST_DIR"))),
+                PathBuf::from("/work/shared/datasets"),
+            ])
+            .collect(),
+    };
+    match candidates.iter().find(|d| d.is_dir()) {
+        Some(d) => Some(d.clone()),
+        None => {
+            eprintln!(
+                "SKIPPED: no datasets at {} (set HOPDB_DATASETS)",
+                candidates
+                    .iter()
+                    .map(|d| d.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            );
+            None
+        }
     }
 }
