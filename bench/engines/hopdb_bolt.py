@@ -2,8 +2,8 @@
 --no-http --no-auth --bolt 127.0.0.1:PORT` on the kept store of bench/engines/hopdb.py (`hopdb
 import`, under DATA_ROOT/deep/sS/hopdb/store), driven by hopdb-loadgen's `hopdb-bolt` engine
 (crates/hopdb-loadgen/src/engines/hopdb_bolt.rs: the lean Cypher of hopdb_cypher.py over a Bolt 4.4
-connection per client). The server runs one thread per connection; it builds no analytics
-projection at open.
+connection per client). The server runs one thread per connection and builds the adjacency
+projection in the background once it listens; its peak RSS is logged when it stops.
 """
 
 import os
@@ -11,7 +11,7 @@ import socket
 import subprocess
 import time
 
-from bench.benchlib import hopdb_bin
+from bench.benchlib import hopdb_bin, log
 
 from .base import Unavailable, free_port
 from .hopdb import ensure_store
@@ -52,8 +52,11 @@ class HopDBServe:
         self.target = f"bolt://127.0.0.1:{self.port}"
         self.notes = (
             f"{NOTES}: {self.version}; `{' '.join(self.cmd)}` on the hopdb engine's store ({info.get('nodes', '?')} nodes, "
-            f"{info.get('edges', '?')} edges), listening in {self.start_s:.1f} s; no analytics projection built at open"
+            f"{info.get('edges', '?')} edges), listening in {self.start_s:.1f} s; the adjacency projection built in the "
+            "background at start"
         )
+        #: The server's peak resident memory (VmHWM, MiB), read when it stops.
+        self.peak_rss_mb = None
 
     def _wait(self, wait_s):
         deadline = time.monotonic() + wait_s
@@ -71,8 +74,22 @@ class HopDBServe:
         self.log.flush()
         return open(self.log_path, errors="replace").read()[-1500:]
 
+    def peak_rss(self):
+        """The server's peak resident set so far, in MiB (Linux /proc), or None."""
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:
+            return None
+        return None
+
     def close(self):
         if self.proc.poll() is None:
+            self.peak_rss_mb = self.peak_rss()
+            if self.peak_rss_mb is not None:
+                log(f"hopdb serve: peak RSS {self.peak_rss_mb:.0f} MiB ({self.store})")
             self.proc.terminate()
             try:
                 self.proc.wait(timeout=60)

@@ -35,6 +35,7 @@ impl GraphHandle {
         let params = to_params(params)?;
         let opts = QueryOptions {
             control: control(timeout)?,
+            ..Default::default()
         };
         let engine = self.engine()?;
         py.detach(move || {

@@ -21,7 +21,10 @@ fn main() {
         .iter()
         .find(|a| !a.starts_with("--"))
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"));
+        .unwrap_or_else(|| {
+            Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+                .join("../../../shared/datasets")
+        });
     let mut methods = "ig_leiden,ig_multilevel".to_string();
     if !args.iter().any(|a| a == "--no-leidenalg") {
         methods.push_str(",leidenalg");
@@ -70,7 +73,9 @@ fn main() {
         }
         let tsv = std::env::temp_dir().join("hopdb-community-bench.tsv");
         g.write_tsv(&tsv).unwrap();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/reference/comm_reference.py");
+        let script =
+            Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+                .join("tests/reference/comm_reference.py");
         let o = Command::new("python3")
             .arg(&script)
             .args([tsv.to_str().unwrap(), &n.to_string(), "1.0", &methods])

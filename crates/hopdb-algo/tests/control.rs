@@ -238,8 +238,10 @@ fn cancelled_from_another_thread(what: &str, run: impl FnOnce(&Control) -> Resul
     let ctrl = Control::unbounded().with_cancel(flag.clone());
     let setter = thread::spawn(move || {
         thread::sleep(Duration::from_millis(100));
+        // The time is taken before the store: the run may see the flag at once.
+        let at = Instant::now();
         flag.store(true, Ordering::Relaxed);
-        Instant::now()
+        at
     });
     let r = run(&ctrl);
     let stopped = Instant::now();

@@ -123,7 +123,10 @@ pub(crate) fn options(timeout: Option<f64>) -> Result<QueryOptions> {
         Some(t) if t.is_finite() && t >= 0.0 => Control::default().with_timeout(Duration::from_secs_f64(t)),
         Some(t) => bail!("--timeout is a non-negative number of seconds, not {t}"),
     };
-    Ok(QueryOptions { control })
+    Ok(QueryOptions {
+        control,
+        ..Default::default()
+    })
 }
 
 /// Splits text into statements at `;` outside string literals, backquoted names and comments.

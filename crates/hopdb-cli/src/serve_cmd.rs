@@ -72,6 +72,54 @@ pub struct ServeArgs {
     /// No HTTP listener (as --http off).
     #[arg(long)]
     pub no_http: bool,
+    /// Stop any statement that runs longer than this (clients may ask for less with a
+    /// transaction timeout); 0: no server-side limit. A statement also stops when its client
+    /// sends RESET or disconnects.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    pub statement_timeout: f64,
+    /// How long a write waits for the store's one writer slot while another client's
+    /// transaction holds it; then it fails with Neo.TransientError.Transaction.
+    /// LockAcquisitionTimeout, which drivers retry. 0: wait as long as it takes.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub writer_wait: f64,
+    /// Roll back an explicit transaction whose client has sent nothing for this long (its
+    /// connection is closed), so a stalled client cannot keep the writer slot; 0: never.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    pub idle_transaction_timeout: f64,
+    /// Do not build the in-memory adjacency projection at start. By default it is built in
+    /// the background once the server listens; read queries then list relationships from
+    /// memory instead of the store while no write has landed since (it costs memory
+    /// proportional to the edges).
+    #[arg(long)]
+    pub no_projection: bool,
+}
+
+/// Builds the all-types adjacency projection on a background thread, logging what it took.
+fn warm_projection(db: &hopdb_database::Database) {
+    let db = db.clone();
+    let spawned = std::thread::Builder::new().name("projection".into()).spawn(move || {
+        let t = std::time::Instant::now();
+        let spec = hopdb_database::ProjectionSpec::all();
+        match db.analytics().projection(&spec, &hopdb_database::Control::default()) {
+            Ok(p) => tracing::info!(
+                nodes = p.projection.node_count(),
+                ms = t.elapsed().as_millis() as u64,
+                "built the adjacency projection: reads list relationships from memory until the next write"
+            ),
+            Err(e) => tracing::warn!(error = %e, "could not build the adjacency projection; reads use the store"),
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "could not start the projection thread");
+    }
+}
+
+/// A duration option in seconds; 0 means none. Refuses negative and non-finite values.
+fn seconds(name: &str, v: f64) -> Result<Option<std::time::Duration>> {
+    if !v.is_finite() || v < 0.0 {
+        anyhow::bail!("--{name}: expected a number of seconds >= 0, got {v}");
+    }
+    Ok((v > 0.0).then(|| std::time::Duration::from_secs_f64(v)))
 }
 
 /// `--http`'s default.
@@ -143,8 +191,14 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         tls,
         http_listen: http.clone(),
         http_best_effort,
+        statement_timeout: seconds("statement-timeout", a.statement_timeout)?,
+        writer_wait: seconds("writer-wait", a.writer_wait)?,
+        idle_transaction_timeout: seconds("idle-transaction-timeout", a.idle_transaction_timeout)?,
     };
     let server = serve(QueryEngine::new(db.clone()), config).context("starting the Bolt server")?;
+    if !a.no_projection {
+        warm_projection(&db);
+    }
     eprintln!(
         "hopdb: serving {} on {scheme}://{} (database \"neo4j\"; {auth_note}){}; Ctrl-C or SIGTERM stops",
         a.dir.display(),

@@ -23,7 +23,12 @@ const TY: &str = "LINK";
 fn datasets() -> PathBuf {
     std::env::var_os("HOPDB_DATASETS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets"))
+        .unwrap_or_else(|| {
+            PathBuf::from(
+                std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()),
+            )
+            .join("../../../shared/datasets")
+        })
 }
 
 /// Reads a SNAP-style gzipped edge list: `#` comments, an optional `N M` count header.

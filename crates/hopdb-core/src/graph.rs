@@ -258,6 +258,26 @@ impl Graph {
             return Err(Error::ReadOnly { op: "writing" });
         }
         let state = self.inner.writer.lock();
+        self.writer_from(state)
+    }
+
+    /// Like [`Graph::write`], but waits at most `wait` for the writer slot another write
+    /// transaction holds; `Ok(None)` when it is still taken then (a server bounds how long
+    /// one client's open transaction can stall the others).
+    pub fn write_within(&self, wait: std::time::Duration) -> Result<Option<WriteTxn<'_>>> {
+        if self.inner.cfg.access != AccessMode::ReadWrite {
+            return Err(Error::ReadOnly { op: "writing" });
+        }
+        match self.inner.writer.try_lock_for(wait) {
+            Some(state) => self.writer_from(state).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn writer_from<'g>(
+        &'g self,
+        state: parking_lot::MutexGuard<'g, crate::state::WriterState>,
+    ) -> Result<WriteTxn<'g>> {
         if self.inner.bulk_failed() {
             return Err(Error::BulkInterrupted {
                 reason: "an earlier bulk load on this handle".into(),
@@ -650,7 +670,9 @@ macro_rules! delegate_view {
     };
 }
 
-/// A consistent snapshot of the store. Reads through it all see the same state.
+/// A consistent snapshot of the store. Reads through it all see the same state; a clone
+/// shares the snapshot.
+#[derive(Clone)]
 pub struct ReadTxn {
     pub(crate) version: u64,
     pub(crate) exact: bool,
@@ -768,6 +790,10 @@ pub trait GraphRead {
     /// and property.
     fn indexes(&self) -> Result<Vec<IndexDef>> {
         delegate_view!(self).indexes()
+    }
+    /// The full-text index definitions, sorted by name.
+    fn fulltext_indexes(&self) -> Result<Vec<crate::fulltext::FulltextIndexDef>> {
+        delegate_view!(self).fulltext_indexes()
     }
     /// Keys of the live nodes with `label` whose `property` equals `value`, in id order (at
     /// most `limit`), from the index on (label, property): one seek and a scan of the

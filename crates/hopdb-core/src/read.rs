@@ -231,26 +231,41 @@ impl View<'_> {
 
     /// The index definitions this view's data holds (read from `meta`, not the catalog, so
     /// a snapshot never lists an index whose entries it does not have).
+    /// The full-text index definitions, by name.
+    pub(crate) fn fulltext_indexes(&self) -> Result<Vec<crate::fulltext::FulltextIndexDef>> {
+        self.meta_entries(
+            META_FULLTEXT_PREFIX,
+            crate::fulltext::decode,
+            "full-text index definition",
+        )
+    }
+
     pub(crate) fn index_specs(&self) -> Result<Vec<IndexSpec>> {
+        self.meta_entries(META_INDEX_PREFIX, parse_def, "property index definition")
+    }
+
+    /// Every `meta` entry under `prefix`, decoded; a corruption error naming `what` when one
+    /// does not decode.
+    fn meta_entries<T>(
+        &self,
+        prefix: &[u8],
+        decode: impl Fn(&[u8], &[u8]) -> Option<T>,
+        what: &'static str,
+    ) -> Result<Vec<T>> {
         let mut out = Vec::new();
         let mut bad = false;
-        self.kv.scan(
-            Cf::Meta,
-            META_INDEX_PREFIX,
-            META_INDEX_PREFIX,
-            &mut |k, v| match parse_def(k, v) {
-                Some(s) => {
-                    out.push(s);
-                    true
-                }
-                None => {
-                    bad = true;
-                    false
-                }
-            },
-        )?;
+        self.kv.scan(Cf::Meta, prefix, prefix, &mut |k, v| match decode(k, v) {
+            Some(d) => {
+                out.push(d);
+                true
+            }
+            None => {
+                bad = true;
+                false
+            }
+        })?;
         if bad {
-            return Err(corrupt_rec("property index definition"));
+            return Err(corrupt_rec(what));
         }
         Ok(out)
     }

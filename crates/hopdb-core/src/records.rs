@@ -124,6 +124,8 @@ pub(crate) const META_TYPE_PREFIX: &[u8] = b"type\0";
 pub(crate) const META_LABEL_PREFIX: &[u8] = b"label\0";
 /// Property index definitions: `index\0 label(4 BE) property` -> `id(4 BE) flags(1)`.
 pub(crate) const META_INDEX_PREFIX: &[u8] = b"index\0";
+/// Full-text index definitions: `fulltext\0 name` -> the definition (`fulltext.rs`).
+pub(crate) const META_FULLTEXT_PREFIX: &[u8] = b"fulltext\0";
 
 // ---- node records ----
 

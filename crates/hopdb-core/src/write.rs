@@ -701,6 +701,33 @@ impl<'g> WriteTxn<'g> {
         self.cat_mut().add_index(spec);
     }
 
+    /// Stores a full-text index definition; false if a full-text index of that name exists.
+    /// The index holds no entries of its own: queries read the labelled nodes' text as this
+    /// transaction or a later snapshot sees it, so it is never stale.
+    pub fn create_fulltext_index(&mut self, def: &crate::fulltext::FulltextIndexDef) -> Result<bool> {
+        self.run(|tx| {
+            crate::fulltext::validate(def)?;
+            let key = crate::fulltext::def_key(&def.name);
+            if tx.get(Cf::Meta, &key)?.is_some() {
+                return Ok(false);
+            }
+            tx.put(Cf::Meta, &key, crate::fulltext::encode(def));
+            Ok(true)
+        })
+    }
+
+    /// Removes the full-text index `name`; false if there is none.
+    pub fn drop_fulltext_index(&mut self, name: &str) -> Result<bool> {
+        self.run(|tx| {
+            let key = crate::fulltext::def_key(name);
+            if tx.get(Cf::Meta, &key)?.is_none() {
+                return Ok(false);
+            }
+            tx.delete(Cf::Meta, &key);
+            Ok(true)
+        })
+    }
+
     /// Creates the index on (`label`, `property`) and fills it from the nodes that carry the
     /// label (as this transaction sees them), in this transaction. Returns false if the index
     /// already exists (a uniqueness constraint's included). From then on every write keeps

@@ -8,7 +8,8 @@ use hopdb_core::*;
 use std::path::{Path, PathBuf};
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/format-v1")
+    Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+        .join("tests/fixtures/format-v1")
 }
 
 fn copy_dir(from: &Path, to: &Path) {

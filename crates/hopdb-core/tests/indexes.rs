@@ -298,7 +298,9 @@ fn indexes_persist_and_old_stores_open_without_them() {
 
     // A store written before property indexes: no `prop_index` family.
     let old = tempfile::tempdir().unwrap();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/format-v1");
+    let fixture =
+        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+            .join("tests/fixtures/format-v1");
     for e in std::fs::read_dir(&fixture).unwrap() {
         let e = e.unwrap();
         std::fs::copy(e.path(), old.path().join(e.file_name())).unwrap();

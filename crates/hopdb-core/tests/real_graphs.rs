@@ -50,7 +50,9 @@ fn datasets_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("HOPDB_DATASETS").filter(|d| !d.is_empty()) {
         return PathBuf::from(d);
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root =
+        Path::new(&std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| env!("CARGO_MANIFEST_DIR").to_string()))
+            .join("../..");
     match root.canonicalize().ok().as_deref().and_then(Path::parent) {
         Some(parent) => parent.join("shared/datasets"),
         None => root.join("../shared/datasets"),

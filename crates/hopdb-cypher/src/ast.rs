@@ -174,12 +174,14 @@ pub enum SetItem {
         /// `+=`.
         merge: bool,
     },
-    /// `var:Label:Other`.
+    /// `var:Label:Other`, `var:$(expr)`.
     Labels {
         /// The node's variable.
         var: String,
         /// Labels to add.
         labels: Vec<String>,
+        /// Dynamic labels (Neo4j 5.26's `:$(expr)`): each a string or a list of strings.
+        dynamic: Vec<Expr>,
     },
 }
 
@@ -193,12 +195,14 @@ pub enum RemoveItem {
         /// The property name.
         key: String,
     },
-    /// `var:Label:Other`.
+    /// `var:Label:Other`, `var:$(expr)`.
     Labels {
         /// The node's variable.
         var: String,
         /// Labels to remove.
         labels: Vec<String>,
+        /// Dynamic labels: each a string or a list of strings.
+        dynamic: Vec<Expr>,
     },
 }
 
@@ -505,6 +509,20 @@ pub enum SchemaCommand {
         /// The properties (HopDB indexes exactly one).
         properties: Vec<String>,
     },
+    /// `CREATE FULLTEXT INDEX [name] [IF NOT EXISTS] FOR (n:A|B) ON EACH [n.p, ...] [OPTIONS
+    /// {...}]`.
+    CreateFulltextIndex {
+        /// The index name, if given.
+        name: Option<String>,
+        /// IF NOT EXISTS.
+        if_not_exists: bool,
+        /// The labels (a node with any of them is indexed).
+        labels: Vec<String>,
+        /// The properties.
+        properties: Vec<String>,
+        /// `fulltext.analyzer` from OPTIONS (lower case), if given.
+        analyzer: Option<String>,
+    },
     /// `DROP INDEX name [IF EXISTS]` or `DROP INDEX ON :L(p)`.
     DropIndex {
         /// By name, or by (label, property).
@@ -531,10 +549,28 @@ pub enum SchemaCommand {
         /// IF EXISTS.
         if_exists: bool,
     },
-    /// `SHOW INDEXES` / `SHOW INDEX`.
+    /// `SHOW INDEXES` / `SHOW INDEX` (also `SHOW ALL|RANGE|BTREE INDEXES`).
     ShowIndexes,
+    /// `SHOW FULLTEXT|TEXT|POINT|VECTOR|LOOKUP INDEXES`: a kind HopDB does not build, so no rows
+    /// (the kind, upper case).
+    ShowIndexesOfKind(String),
     /// `SHOW CONSTRAINTS`.
     ShowConstraints,
+    /// `SHOW DATABASES`, `SHOW DATABASE name`, `SHOW DEFAULT|HOME DATABASE`: the one database.
+    ShowDatabases,
+}
+
+impl SchemaCommand {
+    /// Whether the command only reads (the SHOW commands).
+    pub fn reads_only(&self) -> bool {
+        matches!(
+            self,
+            SchemaCommand::ShowIndexes
+                | SchemaCommand::ShowIndexesOfKind(_)
+                | SchemaCommand::ShowConstraints
+                | SchemaCommand::ShowDatabases
+        )
+    }
 }
 
 /// What a DROP names.

@@ -1,14 +1,15 @@
 //! The entry point: [`QueryEngine`] runs Cypher text against a [`Database`].
 
-use crate::ast::{Clause, SchemaCommand, SchemaTarget, Statement};
+use crate::ast::{Clause, SchemaCommand, Statement};
 use crate::error::{CypherError, ErrorClass, Result};
 use crate::exec::ctx::{Ctx, Store};
 use crate::exec::procedures::registry::{ProcedureFn, ProcedureRegistry, ProcedureSignature};
 use crate::exec::{self, Table};
 use crate::plan::{Plan, PlanCache};
 use crate::result::{PlanDescription, QueryResult, QueryStats, Row};
+use crate::schema;
 use crate::value::Value;
-use hopdb_database::{Control, Database, GraphRead, WriteTxn};
+use hopdb_database::{Control, Database, WriteTxn};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -26,6 +27,10 @@ pub const KEY_PROPERTY: &str = "_key";
 pub struct QueryOptions {
     /// Timeout, cancel flag and memory bound (the analytics layer's [`Control`]).
     pub control: Control,
+    /// How long a writing statement waits for the store's one writer slot when another
+    /// transaction holds it (`None`: as long as it takes). When the wait runs out the
+    /// statement fails with a transient `LockAcquisitionTimeout`, which drivers retry.
+    pub writer_wait: Option<std::time::Duration>,
 }
 
 /// Runs Cypher against one database. Cheap to clone; share it between threads. Plans are
@@ -92,9 +97,7 @@ impl QueryEngine {
     pub fn query_with(&self, text: &str, params: &Params, opts: &QueryOptions) -> Result<QueryResult> {
         let (plan, _cached) = self.cache.get(text)?;
         if let Some(cmd) = plan.schema() {
-            let r = self.run_schema(cmd);
-            self.cache.clear();
-            return r;
+            return self.run_schema(cmd, opts.writer_wait);
         }
         if let Statement::Explain(_) = plan.statement {
             return Ok(explain(&plan));
@@ -102,7 +105,7 @@ impl QueryEngine {
         let store = if plan.read_only {
             Store::Read(self.db.graph().read())
         } else {
-            Store::Write(Box::new(self.db.graph().write()?))
+            Store::Write(Box::new(self.writer(opts.writer_wait)?))
         };
         let (result, store) = self.run(&plan, store, params, opts)?;
         if let Store::Write(tx) = store {
@@ -151,166 +154,89 @@ impl QueryEngine {
         Ok((result, ctx.into_store()))
     }
 
-    fn run_schema(&self, cmd: &SchemaCommand) -> Result<QueryResult> {
-        let g = self.db.graph();
-        let mut stats = QueryStats::default();
-        let exists_err = |what: &str| {
-            CypherError::runtime(
-                ErrorClass::SemanticError,
-                "EquivalentSchemaRuleAlreadyExists",
-                format!("an equivalent {what} already exists"),
-            )
-        };
-        let missing_err = |what: &str, name: &str| {
-            CypherError::runtime(
-                ErrorClass::SemanticError,
-                "SchemaRuleNotFound",
-                format!("no {what} named {name}"),
-            )
-        };
-        let resolve = |target: &SchemaTarget, unique: bool| -> Result<Option<(String, String)>> {
-            Ok(match target {
-                SchemaTarget::LabelProperty(l, p) => Some((l.clone(), p.clone())),
-                SchemaTarget::Name(n) => g
-                    .indexes()?
-                    .into_iter()
-                    .find(|d| d.unique == unique && schema_name(&d.label, &d.property, d.unique) == *n)
-                    .map(|d| (d.label, d.property)),
-            })
-        };
-        let mut rows: VecDeque<Row> = VecDeque::new();
-        let mut columns: Vec<String> = Vec::new();
-        match cmd {
-            SchemaCommand::CreateIndex {
-                if_not_exists,
-                label,
-                properties,
-                ..
-            } => {
-                let [p] = properties.as_slice() else {
-                    return Err(CypherError::unsupported(
-                        "composite indexes (HopDB indexes one property)",
-                    ));
-                };
-                let mut tx = g.write()?;
-                if tx.create_index(label, p)? {
-                    stats.indexes_added = 1;
-                } else if !if_not_exists {
-                    return Err(exists_err("index"));
-                }
-                tx.commit()?;
-            }
-            SchemaCommand::DropIndex { target, if_exists } => match resolve(target, false)? {
-                Some((l, p)) => {
-                    let mut tx = g.write()?;
-                    if tx.drop_index(&l, &p)? {
-                        stats.indexes_removed = 1;
-                    } else if !if_exists {
-                        return Err(missing_err("index", &format!(":{l}({p})")));
-                    }
-                    tx.commit()?;
-                }
-                None if *if_exists => {}
-                None => return Err(missing_err("index", &format!("{target:?}"))),
-            },
-            SchemaCommand::CreateUniqueConstraint {
-                if_not_exists,
-                label,
-                property,
-                ..
-            } => {
-                let mut tx = g.write()?;
-                if tx.create_unique_constraint(label, property)? {
-                    stats.constraints_added = 1;
-                } else if !if_not_exists {
-                    return Err(exists_err("constraint"));
-                }
-                tx.commit()?;
-            }
-            SchemaCommand::DropConstraint { target, if_exists } => match resolve(target, true)? {
-                Some((l, p)) => {
-                    let mut tx = g.write()?;
-                    if tx.drop_unique_constraint(&l, &p)? {
-                        stats.constraints_removed = 1;
-                    } else if !if_exists {
-                        return Err(missing_err("constraint", &format!(":{l}({p})")));
-                    }
-                    tx.commit()?;
-                }
-                None if *if_exists => {}
-                None => return Err(missing_err("constraint", &format!("{target:?}"))),
-            },
-            SchemaCommand::ShowIndexes | SchemaCommand::ShowConstraints => {
-                let constraints = matches!(cmd, SchemaCommand::ShowConstraints);
-                columns = if constraints {
-                    [
-                        "name",
-                        "type",
-                        "entityType",
-                        "labelsOrTypes",
-                        "properties",
-                        "ownedIndex",
-                    ]
-                } else {
-                    [
-                        "name",
-                        "type",
-                        "entityType",
-                        "labelsOrTypes",
-                        "properties",
-                        "owningConstraint",
-                    ]
-                }
-                .map(String::from)
-                .to_vec();
-                columns.push("state".into());
-                columns.push("entries".into());
-                for d in g.indexes()? {
-                    if constraints && !d.unique {
-                        continue;
-                    }
-                    let name = schema_name(&d.label, &d.property, d.unique && constraints);
-                    let owner = if d.unique {
-                        Value::String(schema_name(&d.label, &d.property, !constraints))
-                    } else {
-                        Value::Null
-                    };
-                    rows.push_back(vec![
-                        Value::String(name),
-                        Value::String(if constraints { "UNIQUENESS" } else { "RANGE" }.into()),
-                        Value::String("NODE".into()),
-                        Value::List(vec![Value::String(d.label.clone())]),
-                        Value::List(vec![Value::String(d.property.clone())]),
-                        owner,
-                        Value::String("ONLINE".into()),
-                        Value::Int(d.entries as i64),
-                    ]);
-                }
-            }
+    /// A schema command as its own transaction: SHOW reads a snapshot; the others take the
+    /// writer slot (waiting at most `wait`) and commit.
+    fn run_schema(&self, cmd: &SchemaCommand, wait: Option<std::time::Duration>) -> Result<QueryResult> {
+        if cmd.reads_only() {
+            return schema::show(&self.db.graph().read(), cmd);
         }
-        Ok(QueryResult {
-            columns: columns.into(),
-            rows: Box::new(rows),
-            stats,
-            plan: None,
-        })
+        let mut tx = self.writer(wait)?;
+        let r = schema::change(&mut tx, cmd)?;
+        tx.commit()?;
+        self.cache.clear();
+        Ok(r)
     }
 
     /// Starts an explicit transaction: several statements, then commit or roll back. It holds
     /// the store's writer lock until it ends.
     pub fn begin(&self) -> Result<Transaction<'_>> {
+        self.begin_within(None)
+    }
+
+    /// [`QueryEngine::begin`], waiting at most `wait` for the writer slot (see
+    /// [`QueryOptions::writer_wait`]).
+    pub fn begin_within(&self, wait: Option<std::time::Duration>) -> Result<Transaction<'_>> {
         Ok(Transaction {
             engine: self,
-            tx: Some(self.db.graph().write()?),
+            tx: Some(self.writer(wait)?),
         })
+    }
+
+    /// Starts a read-only explicit transaction: every statement in it reads the one snapshot
+    /// taken now (repeatable reads), and a statement that would write is refused.
+    pub fn begin_read(&self) -> ReadTransaction<'_> {
+        ReadTransaction {
+            engine: self,
+            snapshot: self.db.graph().read(),
+        }
+    }
+
+    fn writer(&self, wait: Option<std::time::Duration>) -> Result<WriteTxn<'_>> {
+        let g = self.db.graph();
+        match wait {
+            None => Ok(g.write()?),
+            Some(w) => g.write_within(w)?.ok_or_else(|| {
+                CypherError::runtime(
+                    ErrorClass::Timeout,
+                    "LockAcquisitionTimeout",
+                    format!(
+                        "another transaction held the store's writer slot for longer than {} ms; retry",
+                        w.as_millis()
+                    ),
+                )
+            }),
+        }
     }
 }
 
-/// The name SHOW INDEXES / SHOW CONSTRAINTS give an index or constraint (names given at
-/// creation are not stored; DROP accepts these).
-fn schema_name(label: &str, property: &str, constraint: bool) -> String {
-    let kind = if constraint { "constraint" } else { "index" };
-    format!("{kind}_{label}_{property}")
+/// A read-only explicit transaction over one snapshot ([`QueryEngine::begin_read`]).
+pub struct ReadTransaction<'e> {
+    engine: &'e QueryEngine,
+    snapshot: hopdb_database::ReadTxn,
+}
+
+impl ReadTransaction<'_> {
+    /// Runs a read-only statement on the transaction's snapshot. A statement that writes
+    /// fails (`AccessMode`), as does a schema command that changes the schema.
+    pub fn query_with(&self, text: &str, params: &Params, opts: &QueryOptions) -> Result<QueryResult> {
+        let e = self.engine;
+        let (plan, _cached) = e.cache.get(text)?;
+        if !plan.read_only {
+            return Err(CypherError::compile(
+                ErrorClass::SemanticError,
+                "AccessMode",
+                "a read-only transaction cannot run a statement that writes",
+            ));
+        }
+        if let Some(cmd) = plan.schema() {
+            return schema::show(&self.snapshot, cmd);
+        }
+        if let Statement::Explain(_) = plan.statement {
+            return Ok(explain(&plan));
+        }
+        let (result, _) = e.run(&plan, Store::Read(self.snapshot.clone()), params, opts)?;
+        Ok(result)
+    }
 }
 
 fn explain(plan: &Plan) -> QueryResult {
@@ -389,6 +315,21 @@ impl<'e> Transaction<'e> {
             ));
         };
         let (plan, _) = self.engine.cache.get(text)?;
+        if let Some(cmd) = plan.schema() {
+            // Neo4j runs schema commands in explicit transactions too (langchain-neo4j sends
+            // them through managed transactions); here they join the transaction's batch.
+            let mut tx = tx;
+            let r = if cmd.reads_only() {
+                schema::show(&tx, cmd)
+            } else {
+                schema::change(&mut tx, cmd)
+            };
+            if r.is_ok() {
+                self.tx = Some(tx);
+                self.engine.cache.clear();
+            }
+            return r;
+        }
         let (result, store) = self.engine.run(&plan, Store::Write(Box::new(tx)), params, opts)?;
         if let Store::Write(tx) = store {
             self.tx = Some(*tx);

@@ -150,8 +150,19 @@ impl CypherError {
             ErrorClass::ParameterMissing => "Neo.ClientError.Statement.ParameterMissing",
             ErrorClass::ConstraintVerificationFailed => "Neo.ClientError.Schema.ConstraintValidationFailed",
             ErrorClass::EntityNotFound => "Neo.ClientError.Statement.EntityNotFound",
+            ErrorClass::ProcedureError if self.detail == "ProcedureCallFailed" => {
+                "Neo.ClientError.Procedure.ProcedureCallFailed"
+            }
             ErrorClass::ProcedureError => "Neo.ClientError.Procedure.ProcedureNotFound",
+            ErrorClass::FeatureNotSupported if self.detail == "UnsupportedAdministrationCommand" => {
+                "Neo.ClientError.Statement.UnsupportedAdministrationCommand"
+            }
             ErrorClass::FeatureNotSupported => "Neo.ClientError.Statement.FeatureNotSupported",
+            ErrorClass::Timeout if self.detail == "LockAcquisitionTimeout" => {
+                "Neo.TransientError.Transaction.LockAcquisitionTimeout"
+            }
+            // Stopped by its client (RESET, disconnect) or a server shutdown, not a timeout.
+            ErrorClass::Timeout if self.detail == "Cancelled" => "Neo.ClientError.Transaction.Terminated",
             ErrorClass::Timeout => "Neo.ClientError.Transaction.TransactionTimedOut",
             ErrorClass::MemoryLimit => "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
             ErrorClass::Storage => "Neo.DatabaseError.General.UnknownError",

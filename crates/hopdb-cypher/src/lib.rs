@@ -23,14 +23,16 @@ pub mod compare;
 mod engine;
 pub mod error;
 pub mod exec;
+mod fulltext;
 pub mod functions;
 pub mod parser;
 pub mod plan;
 mod result;
+mod schema;
 pub mod temporal;
 pub mod value;
 
-pub use engine::{Params, QueryEngine, QueryOptions, Transaction, KEY_PROPERTY};
+pub use engine::{Params, QueryEngine, QueryOptions, ReadTransaction, Transaction, KEY_PROPERTY};
 pub use error::{CypherError, ErrorClass, Phase, Position, Result};
 pub use exec::procedures::registry::{CypherType, ProcedureFn, ProcedureSignature};
 pub use result::{PlanDescription, QueryResult, QueryStats, Row};

@@ -120,6 +120,15 @@ impl std::fmt::Debug for QueryResult {
 }
 
 impl QueryResult {
+    /// A result with these columns and no rows.
+    pub fn empty(columns: Vec<String>) -> QueryResult {
+        QueryResult {
+            columns: columns.into(),
+            rows: Box::new(std::collections::VecDeque::<Row>::new()),
+            stats: QueryStats::default(),
+            plan: None,
+        }
+    }
     /// Column names in order.
     pub fn columns(&self) -> &[String] {
         &self.columns

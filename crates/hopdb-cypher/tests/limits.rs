@@ -23,6 +23,7 @@ fn a_timeout_stops_a_runaway_query() {
     let e = engine_with_nodes(300);
     let opts = QueryOptions {
         control: Control::default().with_timeout(Duration::from_millis(100)),
+        ..Default::default()
     };
     let t = Instant::now();
     // A 300^3 cartesian product: 27 million rows.
@@ -39,6 +40,7 @@ fn a_cancel_flag_stops_a_query_and_a_stopped_write_applies_nothing() {
     let flag = Arc::new(AtomicBool::new(true));
     let opts = QueryOptions {
         control: Control::default().with_cancel(flag),
+        ..Default::default()
     };
     let err = e
         .query_with("MATCH (a:N) CREATE (:M {i: a.i})", &params! {}, &opts)
@@ -99,6 +101,7 @@ fn a_memory_bound_stops_a_query_that_would_hold_too_many_rows() {
     let e = engine_with_nodes(200);
     let opts = QueryOptions {
         control: Control::default().with_max_memory(1 << 20),
+        ..Default::default()
     };
     let err = e
         .query_with("MATCH (a:N), (b:N) RETURN a.i, b.i", &params! {}, &opts)
@@ -107,6 +110,7 @@ fn a_memory_bound_stops_a_query_that_would_hold_too_many_rows() {
     // The same query within a larger bound runs.
     let opts = QueryOptions {
         control: Control::default().with_max_memory(1 << 30),
+        ..Default::default()
     };
     assert_eq!(
         e.query_with("MATCH (a:N), (b:N) RETURN a.i, b.i", &params! {}, &opts)

@@ -356,7 +356,8 @@ fn lightrag_merge_shape() {
         clauses[2],
         Clause::Set(vec![SetItem::Labels {
             var: "n".into(),
-            labels: vec!["Person".into()]
+            labels: vec!["Person".into()],
+            dynamic: vec![]
         }])
     );
 }
@@ -559,7 +560,8 @@ fn clause_shapes() {
             },
             RemoveItem::Labels {
                 var: "a".into(),
-                labels: vec!["B".into()]
+                labels: vec!["B".into()],
+                dynamic: vec![]
             }
         ])
     );
@@ -677,7 +679,7 @@ fn statements() {
 #[test]
 fn unsupported_schema_forms() {
     for q in [
-        "CREATE FULLTEXT INDEX ft FOR (n:L) ON EACH [n.p]",
+        "CREATE FULLTEXT INDEX ft FOR ()-[r:T]-() ON EACH [r.p]",
         "CREATE TEXT INDEX t FOR (n:L) ON (n.p)",
         "CREATE INDEX FOR ()-[r:T]-() ON (r.p)",
         "CREATE CONSTRAINT FOR (n:L) REQUIRE n.p IS NOT NULL",

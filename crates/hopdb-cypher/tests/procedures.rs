@@ -1092,6 +1092,7 @@ fn a_cancelled_or_timed_out_query_stops_the_algorithm() {
         ] {
             let opts = hopdb_cypher::QueryOptions {
                 control: control.clone(),
+                ..Default::default()
             };
             let got = e.query_with(q, &params! {}, &opts).and_then(|r| r.collect_rows());
             let err = got.err().unwrap_or_else(|| panic!("{q} should stop"));

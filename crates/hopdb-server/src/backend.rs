@@ -3,8 +3,10 @@
 //! * Auto-commit `RUN` runs the statement at once (`QueryEngine::query_with`), committing a
 //!   write before `RUN`'s SUCCESS; the materialized result is then streamed by `PULL`.
 //! * `BEGIN` in write mode opens a [`Transaction`] (which holds the store's single writer slot
-//!   until it ends); in read mode (`execute_read`) it opens no store transaction: each
-//!   statement reads its own fresh snapshot, and a statement that would write is refused.
+//!   until it ends, waited for at most `writer_wait`); in read mode (`execute_read`) a
+//!   [`ReadTransaction`]: every statement reads the snapshot taken at `BEGIN`.
+//! * A running statement stops when the watchdog sets the connection's cancel flag (RESET or
+//!   GOODBYE queued behind it, the client gone, shutdown) or at the statement timeout.
 //! * Statements that write are refused in read mode (`Neo.ClientError.Statement.AccessMode`).
 //! * `RESET`, `ROLLBACK`, the end of the connection and a failed statement roll back.
 
@@ -15,16 +17,18 @@ use hopdb_bolt::{
     AccessMode, AuthToken, Backend, BeginResult, BoltFailure, Hello, PullResult, QueryType, Route, RunExtra, RunResult,
     Summary, Value as Bolt,
 };
-use hopdb_cypher::ast::{Clause, SchemaCommand, Statement};
+use hopdb_cypher::ast::{Clause, Statement};
 use hopdb_cypher::plan::Plan;
 use hopdb_cypher::{
-    CypherError, ErrorClass, PlanDescription, QueryEngine, QueryOptions, QueryResult, QueryStats, Row, Transaction,
+    CypherError, ErrorClass, PlanDescription, QueryEngine, QueryOptions, QueryResult, QueryStats, ReadTransaction, Row,
+    Transaction,
 };
 use hopdb_database::Control;
 
 use crate::convert;
 use crate::metrics::{Kind, OpenTxGauge, Protocol};
 use crate::server::Shared;
+use crate::watchdog::ConnWatch;
 
 /// The one database a HopDB server serves, under Neo4j's default name.
 pub const DATABASE_NAME: &str = "neo4j";
@@ -39,8 +43,8 @@ const ROUTING_TTL_SECONDS: i64 = 300;
 enum Tx<'e> {
     /// Write mode: one store transaction (boxed: it is large, and opened once per BEGIN).
     Write(Box<Transaction<'e>>),
-    /// Read mode: every statement reads a fresh snapshot.
-    Read,
+    /// Read mode: every statement reads the snapshot taken at BEGIN.
+    Read(ReadTransaction<'e>),
 }
 
 struct OpenTx<'e> {
@@ -55,6 +59,9 @@ struct OpenTx<'e> {
 struct OpenResult {
     qid: i64,
     result: QueryResult,
+    /// A run-time failure reported at the first PULL or DISCARD, as Neo4j reports a statement
+    /// that fails while it streams (its RUN succeeds): drivers raise it from the result.
+    failure: Option<BoltFailure>,
     /// The row read ahead to know whether the result is exhausted.
     peeked: Option<Row>,
     query_type: QueryType,
@@ -107,6 +114,7 @@ impl OpenResult {
 pub(crate) struct EngineBackend<'e> {
     engine: &'e QueryEngine,
     shared: &'e Shared,
+    watch: &'e ConnWatch,
     conn: u64,
     peer: SocketAddr,
     tx: Option<OpenTx<'e>>,
@@ -115,12 +123,13 @@ pub(crate) struct EngineBackend<'e> {
 }
 
 impl<'e> EngineBackend<'e> {
-    pub(crate) fn new(engine: &'e QueryEngine, shared: &'e Shared, conn: u64, peer: SocketAddr) -> Self {
+    pub(crate) fn new(engine: &'e QueryEngine, shared: &'e Shared, watch: &'e ConnWatch, conn: u64) -> Self {
         Self {
             engine,
             shared,
+            watch,
             conn,
-            peer,
+            peer: watch.peer,
             tx: None,
             results: Vec::new(),
             next_qid: 0,
@@ -131,12 +140,27 @@ impl<'e> EngineBackend<'e> {
         format!("hopdb:{}", self.engine.database().graph().version())
     }
 
+    /// The statement's limits: the connection's cancel flag (set by the watchdog), the
+    /// shorter of the client's timeout and the server's statement timeout, and the bounded
+    /// wait for the writer slot.
     fn options(&self, timeout: Option<Duration>) -> QueryOptions {
-        let mut control = Control::default().with_cancel(self.shared.stopping.clone());
-        if let Some(t) = timeout {
+        let mut control = Control::default().with_cancel(self.watch.cancel.clone());
+        let limit = match (timeout, self.shared.config.statement_timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(t) = limit {
             control = control.with_timeout(t);
         }
-        QueryOptions { control }
+        QueryOptions {
+            control,
+            writer_wait: self.shared.config.writer_wait,
+        }
+    }
+
+    /// After each message: tells the watchdog whether a transaction is open (and idle now).
+    fn idle(&self) {
+        self.watch.transaction_open(self.tx.is_some());
     }
 
     /// Logs a failed statement and turns it into the FAILURE to send.
@@ -217,8 +241,9 @@ impl<'e> EngineBackend<'e> {
             };
             match self.tx.as_mut().map(|t| &mut t.tx) {
                 Some(Tx::Write(tx)) => tx.query_with(query, &params, &opts),
-                Some(Tx::Read) if !plan.read_only => return Err(access_mode()),
-                _ => self.engine.query_with(query, &params, &opts),
+                Some(Tx::Read(_)) if !plan.read_only => return Err(access_mode()),
+                Some(Tx::Read(tx)) => tx.query_with(query, &params, &opts),
+                None => return Err(BoltFailure::request_invalid("RUN in a transaction, but none is open")),
             }
         } else {
             check_db(extra.db.as_deref())?;
@@ -229,7 +254,23 @@ impl<'e> EngineBackend<'e> {
             self.engine.query_with(query, &params, &opts)
         };
         metrics.query(Protocol::Bolt, Some(Kind::from(query_type)), started.elapsed());
-        let result = outcome.map_err(|e| self.query_failure(&e, query))?;
+        let (result, failure) = match outcome {
+            Ok(r) => (r, None),
+            Err(e) => match plan.result_columns() {
+                // A missing parameter is reported at RUN, as Neo4j checks them before it runs
+                // anything. Nor is a wait for the writer slot: nothing ran, and drivers retry it at RUN.
+                Some(columns)
+                    if e.phase == hopdb_cypher::Phase::Runtime
+                        && !matches!(e.class, ErrorClass::ParameterMissing)
+                        && e.detail != "LockAcquisitionTimeout" =>
+                {
+                    let f = self.query_failure(&e, query);
+                    self.shared.metrics.error(Protocol::Bolt, &f.code);
+                    (QueryResult::empty(columns), Some(f))
+                }
+                _ => return Err(self.query_failure(&e, query)),
+            },
+        };
         let qid = self.next_qid;
         self.next_qid += 1;
         let fields = result.columns().to_vec();
@@ -241,6 +282,7 @@ impl<'e> EngineBackend<'e> {
         self.results.push(OpenResult {
             qid,
             result,
+            failure,
             peeked: None,
             query_type,
             bookmark,
@@ -253,6 +295,19 @@ impl<'e> EngineBackend<'e> {
             t_first: millis(started.elapsed()),
             db: Some(DATABASE_NAME.into()),
         })
+    }
+
+    /// The run-time failure a result holds, sent now; a transaction it belonged to is gone.
+    fn deferred_failure(&mut self, at: usize) -> Result<(), BoltFailure> {
+        if let Some(f) = self.results[at].failure.take() {
+            self.results.remove(at);
+            if self.close_tx() {
+                tracing::debug!(conn = self.conn, "a failed statement rolled its transaction back");
+            }
+            self.idle();
+            return Err(f);
+        }
+        Ok(())
     }
 
     fn result_index(&self, qid: i64) -> Result<usize, BoltFailure> {
@@ -293,7 +348,15 @@ impl Backend for EngineBackend<'_> {
         extra: &RunExtra,
         in_tx: bool,
     ) -> Result<RunResult, BoltFailure> {
+        if self.shared.stopping.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(BoltFailure::new(
+                "Neo.TransientError.General.DatabaseUnavailable",
+                "the server is shutting down",
+            ));
+        }
+        self.watch.statement_started();
         let outcome = self.run_statement(query, params, extra, in_tx);
+        self.watch.statement_ended();
         if let Err(f) = &outcome {
             self.shared.metrics.error(Protocol::Bolt, &f.code);
         }
@@ -302,11 +365,14 @@ impl Backend for EngineBackend<'_> {
             // RESET or ROLLBACK then finds nothing to undo).
             tracing::debug!(conn = self.conn, "a failed statement rolled its transaction back");
         }
+        self.idle();
         outcome
     }
 
     fn pull(&mut self, qid: i64, n: i64) -> Result<PullResult, BoltFailure> {
+        self.idle();
         let at = self.result_index(qid)?;
+        self.deferred_failure(at)?;
         let limit = usize::try_from(n).unwrap_or(usize::MAX);
         let mut rows = Vec::new();
         let done = match self.results[at].take(limit, &mut rows) {
@@ -330,7 +396,9 @@ impl Backend for EngineBackend<'_> {
     }
 
     fn discard(&mut self, qid: i64, n: i64) -> Result<Option<Summary>, BoltFailure> {
+        self.idle();
         let at = self.result_index(qid)?;
+        self.deferred_failure(at)?;
         match self.results[at].skip(n) {
             Ok(true) => {
                 let open = self.results.remove(at);
@@ -351,8 +419,8 @@ impl Backend for EngineBackend<'_> {
         }
         let deadline = tx_timeout(extra)?.map(|t| Instant::now() + t);
         let tx = match extra.mode {
-            AccessMode::Read => Tx::Read,
-            AccessMode::Write => match self.engine.begin() {
+            AccessMode::Read => Tx::Read(self.engine.begin_read()),
+            AccessMode::Write => match self.engine.begin_within(self.shared.config.writer_wait) {
                 Ok(tx) => Tx::Write(Box::new(tx)),
                 Err(e) => return Err(self.counted(self.query_failure(&e, "(BEGIN)"))),
             },
@@ -365,6 +433,7 @@ impl Backend for EngineBackend<'_> {
             deadline,
             _open: open,
         });
+        self.idle();
         Ok(BeginResult {
             db: Some(DATABASE_NAME.into()),
         })
@@ -378,6 +447,7 @@ impl Backend for EngineBackend<'_> {
         if open.deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(self.counted(timed_out()));
         }
+        self.idle();
         if let Tx::Write(tx) = open.tx {
             tx.commit()
                 .map_err(|e| self.counted(self.query_failure(&e, "(COMMIT)")))?;
@@ -387,6 +457,7 @@ impl Backend for EngineBackend<'_> {
 
     fn rollback(&mut self) -> Result<(), BoltFailure> {
         self.close_tx();
+        self.idle();
         Ok(())
     }
 
@@ -394,6 +465,7 @@ impl Backend for EngineBackend<'_> {
         if self.close_tx() {
             tracing::debug!(conn = self.conn, "RESET rolled back the open transaction");
         }
+        self.idle();
         Ok(())
     }
 
@@ -509,7 +581,7 @@ pub(crate) fn cypher_failure(e: &CypherError) -> BoltFailure {
 pub(crate) fn query_type(plan: &Plan) -> QueryType {
     if let Some(cmd) = plan.schema() {
         return match cmd {
-            SchemaCommand::ShowIndexes | SchemaCommand::ShowConstraints => QueryType::Read,
+            c if c.reads_only() => QueryType::Read,
             _ => QueryType::Schema,
         };
     }

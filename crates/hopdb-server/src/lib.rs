@@ -44,6 +44,7 @@ mod metrics;
 mod query_api;
 mod server;
 mod tls;
+mod watchdog;
 
 pub use auth::{AuthConfig, AuthError, Users};
 pub use backend::DATABASE_NAME;

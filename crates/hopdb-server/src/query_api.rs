@@ -252,6 +252,7 @@ fn run(
     }
     let opts = QueryOptions {
         control: Control::default().with_cancel(cancel.clone()),
+        ..Default::default()
     };
     let outcome = engine
         .query_with(&req.statement, &req.params, &opts)

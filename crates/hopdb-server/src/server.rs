@@ -2,7 +2,6 @@
 //! limit, and a shutdown that stops accepting, closes every connection (rolling back open
 //! transactions) and waits for their threads to let go of the engine.
 
-use std::collections::HashMap;
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +17,7 @@ use crate::backend::EngineBackend;
 use crate::http::{self, HttpServer};
 use crate::metrics::Metrics;
 use crate::tls::{self, TlsConfig, TlsError};
+use crate::watchdog::{ConnWatch, Watched};
 
 /// How a server listens and behaves.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +46,17 @@ pub struct ServerConfig {
     /// When the HTTP address cannot be bound: `false` (the default), [`serve`] fails; `true`,
     /// it logs a warning and serves Bolt alone (for a default address that may be taken).
     pub http_best_effort: bool,
+    /// The longest a statement may run (a client's shorter `tx_timeout` wins); `None`: no
+    /// server-side limit.
+    pub statement_timeout: Option<Duration>,
+    /// How long a writing statement or `BEGIN` waits for the store's one writer slot while
+    /// another transaction holds it, before failing with the transient
+    /// `LockAcquisitionTimeout` that drivers retry; `None`: as long as it takes.
+    pub writer_wait: Option<Duration>,
+    /// An explicit transaction idle (no message from its client) for longer than this is
+    /// rolled back by closing its connection, so one stalled client cannot hold the writer
+    /// slot; `None`: never.
+    pub idle_transaction_timeout: Option<Duration>,
 }
 
 impl Default for ServerConfig {
@@ -59,6 +70,9 @@ impl Default for ServerConfig {
             tls: None,
             http_listen: None,
             http_best_effort: false,
+            statement_timeout: None,
+            writer_wait: Some(Duration::from_secs(10)),
+            idle_transaction_timeout: Some(Duration::from_secs(120)),
         }
     }
 }
@@ -111,8 +125,9 @@ pub(crate) struct Shared {
     pub(crate) auth: Authenticator,
     /// The TLS setup, when connections are encrypted.
     tls: Option<Arc<rustls::ServerConfig>>,
-    /// A second handle on every open connection's socket, to close it on shutdown.
-    sockets: Mutex<HashMap<u64, TcpStream>>,
+    /// Every open connection, for the watchdog (cancel on RESET or disconnect, idle
+    /// transactions) and to close them on shutdown.
+    watched: Watched,
     /// Connections being served.
     active: Mutex<usize>,
     /// Signalled when a connection ends.
@@ -143,7 +158,7 @@ impl Shared {
     }
 
     fn release(&self, id: u64) {
-        lock(&self.sockets).remove(&id);
+        self.watched.remove(id);
         let mut n = lock(&self.active);
         *n = n.saturating_sub(1);
         self.ended.notify_all();
@@ -173,6 +188,7 @@ impl Drop for Slot {
 pub struct ServerHandle {
     shared: Arc<Shared>,
     accept: Option<JoinHandle<()>>,
+    watchdog: Option<JoinHandle<()>>,
     /// The HTTP listener (health, metrics, query API), when configured.
     http: Option<HttpServer>,
 }
@@ -235,8 +251,11 @@ impl ServerHandle {
             }
             Err(e) => tracing::warn!(error = %e, "could not wake the Bolt accept thread; leaving it behind"),
         }
-        for s in lock(&self.shared.sockets).values() {
-            let _ = s.shutdown(Shutdown::Both);
+        self.shared.watched.close_all();
+        if let Some(w) = self.watchdog.take() {
+            if w.join().is_err() {
+                tracing::error!("the Bolt watchdog thread panicked");
+            }
         }
         let deadline = Instant::now() + self.shared.config.shutdown_grace;
         let mut n = lock(&self.shared.active);
@@ -321,7 +340,7 @@ pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, 
         stopping: Arc::new(AtomicBool::new(false)),
         auth,
         tls,
-        sockets: Mutex::new(HashMap::new()),
+        watched: Watched::default(),
         active: Mutex::new(0),
         ended: Condvar::new(),
         metrics,
@@ -335,9 +354,21 @@ pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, 
             what: "starting the accept thread",
             source,
         })?;
+    let for_watchdog = shared.clone();
+    let watchdog = thread::Builder::new()
+        .name("bolt-watchdog".into())
+        .spawn(move || {
+            let s = &for_watchdog;
+            s.watched.run(&s.stopping, s.config.idle_transaction_timeout);
+        })
+        .map_err(|source| ServerError::Io {
+            what: "starting the watchdog thread",
+            source,
+        })?;
     let mut handle = ServerHandle {
         shared,
         accept: Some(accept),
+        watchdog: Some(watchdog),
         http: None,
     };
     // HTTP answers once Bolt listens; if it cannot start, dropping the handle stops Bolt.
@@ -380,16 +411,18 @@ fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared
             let _ = stream.shutdown(Shutdown::Both);
             continue;
         }
-        match stream.try_clone() {
+        let watch = match stream.try_clone() {
             Ok(s) => {
-                lock(&shared.sockets).insert(id, s);
+                let w = Arc::new(ConnWatch::new(s, shared.tls.is_none(), peer));
+                shared.watched.insert(id, w.clone());
+                w
             }
             Err(e) => {
                 tracing::warn!(%peer, error = %e, "cannot serve a Bolt connection");
                 shared.release(id);
                 continue;
             }
-        }
+        };
         let slot = Slot {
             shared: shared.clone(),
             id,
@@ -397,7 +430,7 @@ fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared
         let engine = engine.clone();
         let spawned = thread::Builder::new().name(format!("bolt-{id}")).spawn(move || {
             // The engine is dropped inside, before the slot is released.
-            serve_connection(stream, engine, &slot.shared, id, peer);
+            serve_connection(stream, engine, &slot.shared, &watch, id);
             drop(slot);
         });
         if let Err(e) = spawned {
@@ -410,13 +443,14 @@ fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared
 
 /// Serves one connection until the client leaves, the protocol closes it, or the server stops:
 /// over TLS when the server has it, else over the plain socket.
-fn serve_connection(stream: TcpStream, engine: QueryEngine, shared: &Shared, id: u64, peer: SocketAddr) {
+fn serve_connection(stream: TcpStream, engine: QueryEngine, shared: &Shared, watch: &ConnWatch, id: u64) {
+    let peer = watch.peer;
     let _ = stream.set_nodelay(true);
     match &shared.tls {
         None => {
             tracing::debug!(conn = id, %peer, "Bolt connection accepted");
             let mut stream = stream;
-            bolt_loop(&mut stream, &engine, shared, id, peer);
+            bolt_loop(&mut stream, &engine, shared, watch, id);
             let _ = stream.shutdown(Shutdown::Both);
         }
         Some(config) => match tls::accept(config, stream) {
@@ -427,7 +461,7 @@ fn serve_connection(stream: TcpStream, engine: QueryEngine, shared: &Shared, id:
                     version = ?stream.conn.protocol_version(),
                     "Bolt connection accepted (TLS)"
                 );
-                bolt_loop(&mut stream, &engine, shared, id, peer);
+                bolt_loop(&mut stream, &engine, shared, watch, id);
                 tls::close(stream);
             }
             Err(e) => {
@@ -442,8 +476,9 @@ fn serve_connection(stream: TcpStream, engine: QueryEngine, shared: &Shared, id:
 
 /// The Bolt exchange over any byte stream (plain or TLS): read, feed the session, write its
 /// reply, until the client leaves or the session closes.
-fn bolt_loop<S: Read + Write>(stream: &mut S, engine: &QueryEngine, shared: &Shared, id: u64, peer: SocketAddr) {
-    let backend = EngineBackend::new(engine, shared, id, peer);
+fn bolt_loop<S: Read + Write>(stream: &mut S, engine: &QueryEngine, shared: &Shared, watch: &ConnWatch, id: u64) {
+    let peer = watch.peer;
+    let backend = EngineBackend::new(engine, shared, watch, id);
     let config = SessionConfig {
         connection: ConnectionConfig {
             connection_id: format!("bolt-{id}"),

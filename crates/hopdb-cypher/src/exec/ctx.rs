@@ -173,12 +173,13 @@ impl<'t, 'p> Ctx<'t, 'p> {
     /// Stops the query when its timeout, cancel flag or memory bound says so.
     pub fn check(&self) -> Result<()> {
         self.control.check().map_err(|e| {
-            let class = if matches!(e, hopdb_database::AlgoError::MemoryLimit { .. }) {
-                ErrorClass::MemoryLimit
-            } else {
-                ErrorClass::Timeout
+            use hopdb_database::AlgoError as A;
+            let (class, detail) = match e {
+                A::MemoryLimit { .. } => (ErrorClass::MemoryLimit, "Cancelled"),
+                A::DeadlineExceeded(_) => (ErrorClass::Timeout, "TimedOut"),
+                _ => (ErrorClass::Timeout, "Cancelled"),
             };
-            CypherError::runtime(class, "Cancelled", format!("query stopped: {e}"))
+            CypherError::runtime(class, detail, format!("query stopped: {e}"))
         })
     }
 

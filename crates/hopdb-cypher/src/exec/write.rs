@@ -5,7 +5,7 @@ use super::ctx::Ctx;
 use super::eval::{eval, Scope};
 use super::pattern;
 use super::Table;
-use crate::ast::{NodePattern, PatternPart, RelDirection, RelPattern, RemoveItem, SetItem};
+use crate::ast::{Expr, NodePattern, PatternPart, RelDirection, RelPattern, RemoveItem, SetItem};
 use crate::engine::KEY_PROPERTY;
 use crate::error::{CypherError, ErrorClass, Result};
 use crate::value::{Map, NodeRef, PathValue, RelRef, Value};
@@ -390,9 +390,10 @@ fn set_items(ctx: &mut Ctx, names: &[String], row: Vec<Value>, items: &[SetItem]
                 };
                 update_props(ctx, &target, m, *merge)?;
             }
-            SetItem::Labels { var, labels } => {
+            SetItem::Labels { var, labels, dynamic } => {
                 let target = scope.get(var).cloned().unwrap_or(Value::Null);
-                change_labels(ctx, &target, labels, true)?;
+                let labels = with_dynamic(ctx, labels, dynamic, &scope)?;
+                change_labels(ctx, &target, &labels, true)?;
             }
         }
     }
@@ -411,9 +412,10 @@ pub(crate) fn remove(ctx: &mut Ctx, t: Table, items: &[RemoveItem]) -> Result<Ta
                     change.insert(key.clone(), Value::Null);
                     update_props(ctx, &target, change, true)?;
                 }
-                RemoveItem::Labels { var, labels } => {
+                RemoveItem::Labels { var, labels, dynamic } => {
                     let target = scope.get(var).cloned().unwrap_or(Value::Null);
-                    change_labels(ctx, &target, labels, false)?;
+                    let labels = with_dynamic(ctx, labels, dynamic, &scope)?;
+                    change_labels(ctx, &target, &labels, false)?;
                 }
             }
         }
@@ -494,6 +496,36 @@ fn apply(props: &mut Props, change: Map, merge: bool) -> Result<(u64, u64)> {
         }
     }
     Ok((set, removed))
+}
+
+/// The static labels plus the values of the dynamic ones (`:$(expr)`: a string or a list of
+/// strings; Neo4j refuses null and the empty string).
+fn with_dynamic(ctx: &Ctx, labels: &[String], dynamic: &[Expr], scope: &Scope) -> Result<Vec<String>> {
+    let mut out = labels.to_vec();
+    for e in dynamic {
+        let v = eval(ctx, e, scope)?;
+        let items = match v {
+            Value::List(l) => l,
+            v => vec![v],
+        };
+        for item in items {
+            match item {
+                Value::String(s) if !s.is_empty() => out.push(s),
+                Value::String(_) => {
+                    return Err(CypherError::type_error(
+                        "a dynamic label must be a non-empty string, not ''",
+                    ))
+                }
+                o => {
+                    return Err(CypherError::type_error(format!(
+                        "a dynamic label must be a non-empty string, not {}",
+                        o.type_name()
+                    )))
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn change_labels(ctx: &mut Ctx, target: &Value, labels: &[String], add: bool) -> Result<()> {

@@ -21,6 +21,7 @@
 //! `elementId(r)` is `"r"` followed by the relationship id, so the two never collide.
 
 mod aggregate;
+mod apoc;
 mod convert;
 mod entity;
 mod list;
@@ -54,6 +55,8 @@ pub fn signature(name: &str) -> Option<(usize, Option<usize>)> {
     match name {
         "e" | "pi" | "rand" | "timestamp" | "randomuuid" => Some((0, Some(0))),
         "coalesce" => Some((1, None)),
+        "apoc.version" => Some((0, Some(0))),
+        "apoc.any.property" => Some((2, Some(2))),
         "atan2" | "left" | "right" | "split" | "nullif" => Some((2, Some(2))),
         "replace" => Some((3, Some(3))),
         "substring" | "range" => Some((2, Some(3))),
@@ -97,6 +100,7 @@ pub fn call(name: &str, args: Vec<Value>, graph: &dyn GraphAccess) -> Option<Res
         .or_else(|| list::call(name, &args))
         .or_else(|| convert::call(name, &args))
         .or_else(|| entity::call(name, &args, graph))
+        .or_else(|| apoc::call(name, &args, graph))
 }
 
 /// Whether `name` (lowercased) is an aggregating function.

@@ -205,8 +205,8 @@ impl Parser<'_> {
                 }
                 Tok::Sym(":") => {
                     let var = self.variable()?;
-                    let labels = self.labels_after_var()?;
-                    return Ok(SetItem::Labels { var, labels });
+                    let (labels, dynamic) = self.labels_after_var()?;
+                    return Ok(SetItem::Labels { var, labels, dynamic });
                 }
                 _ => {}
             }
@@ -222,22 +222,29 @@ impl Parser<'_> {
     fn remove_item(&mut self) -> Result<RemoveItem> {
         if self.is_var_at(self.pos) && self.is_sym_at(self.pos + 1, ":") {
             let var = self.variable()?;
-            let labels = self.labels_after_var()?;
-            return Ok(RemoveItem::Labels { var, labels });
+            let (labels, dynamic) = self.labels_after_var()?;
+            return Ok(RemoveItem::Labels { var, labels, dynamic });
         }
         let (target, key) = self.property_target("REMOVE")?;
         Ok(RemoveItem::Property { target, key })
     }
 
-    fn labels_after_var(&mut self) -> Result<Vec<String>> {
+    /// `:A:B:$(expr)`: the static labels and the dynamic label expressions.
+    fn labels_after_var(&mut self) -> Result<(Vec<String>, Vec<Expr>)> {
         let mut labels = Vec::new();
+        let mut dynamic = Vec::new();
         while self.eat_sym(":") {
+            if self.eat_sym("$(") {
+                dynamic.push(self.expr()?);
+                self.expect_sym(")")?;
+                continue;
+            }
             if !self.is_name_at(self.pos) {
                 return Err(self.unexpected("a label name"));
             }
             labels.push(self.name()?);
         }
-        Ok(labels)
+        Ok((labels, dynamic))
     }
 
     /// `expr.key` as the target of SET / REMOVE.

@@ -183,6 +183,11 @@ impl Lexer<'_> {
                 self.pos += 1;
                 return match self.peek_char() {
                     Some('`') => Ok(Tok::Param(self.quoted()?)),
+                    // `:$(expr)`, a dynamic label (Neo4j 5.26).
+                    Some('(') => {
+                        self.pos += 1;
+                        Ok(Tok::Sym("$("))
+                    }
                     Some(d) if is_ident_continue(d) => {
                         let s = self.pos;
                         while self.peek_char().is_some_and(is_ident_continue) {

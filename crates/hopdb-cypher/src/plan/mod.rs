@@ -39,6 +39,22 @@ impl Plan {
         inner(&self.statement)
     }
 
+    /// The result's column names when the text fixes them (a query ending in a `RETURN`
+    /// without `*`: its items; one ending in an update: none); `None` otherwise (`RETURN *`, a
+    /// standalone CALL, schema commands, EXPLAIN / PROFILE).
+    pub fn result_columns(&self) -> Option<Vec<String>> {
+        let Statement::Query(q) = &self.statement else {
+            return None;
+        };
+        match q.first.clauses.last()? {
+            Clause::Return(p) if !p.star => Some(p.items.iter().map(|i| i.name().to_string()).collect()),
+            Clause::Return(_) | Clause::Call(_) | Clause::Match { .. } | Clause::With(_) | Clause::Unwind { .. } => {
+                None
+            }
+            _ => Some(Vec::new()),
+        }
+    }
+
     /// The schema command, unwrapping EXPLAIN / PROFILE.
     pub fn schema(&self) -> Option<&SchemaCommand> {
         fn inner(s: &Statement) -> Option<&SchemaCommand> {
@@ -56,7 +72,7 @@ fn statement_reads_only(s: &Statement) -> bool {
     match s {
         Statement::Query(q) => query_reads_only(q),
         Statement::Explain(s) | Statement::Profile(s) => statement_reads_only(s),
-        Statement::Schema(c) => matches!(c, SchemaCommand::ShowIndexes | SchemaCommand::ShowConstraints),
+        Statement::Schema(c) => c.reads_only(),
     }
 }
 
@@ -71,7 +87,7 @@ fn clause_reads_only(c: &Clause) -> bool {
         Clause::Match { where_, .. } => where_.as_ref().is_none_or(expr_reads_only),
         Clause::Unwind { expr, .. } => expr_reads_only(expr),
         Clause::With(p) | Clause::Return(p) => p.items.iter().all(|i| expr_reads_only(&i.expr)),
-        Clause::Call(_) => true,
+        Clause::Call(c) => !crate::exec::procedures::writes(&c.name),
         _ => false,
     }
 }

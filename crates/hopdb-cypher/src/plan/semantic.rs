@@ -294,7 +294,12 @@ fn check_clause(c: &Clause, scope: &mut Scope) -> Result<Vec<String>> {
             for it in items {
                 match it {
                     RemoveItem::Property { target, .. } => check_expr(target, scope, false)?,
-                    RemoveItem::Labels { var, .. } => defined(var, scope)?,
+                    RemoveItem::Labels { var, dynamic, .. } => {
+                        defined(var, scope)?;
+                        for e in dynamic {
+                            check_expr(e, scope, false)?;
+                        }
+                    }
                 }
             }
         }
@@ -355,7 +360,10 @@ fn check_set(it: &SetItem, scope: &Scope) -> Result<()> {
             defined(var, scope)?;
             check_expr(value, scope, false)
         }
-        SetItem::Labels { var, .. } => defined(var, scope),
+        SetItem::Labels { var, dynamic, .. } => {
+            defined(var, scope)?;
+            dynamic.iter().try_for_each(|e| check_expr(e, scope, false))
+        }
     }
 }
 

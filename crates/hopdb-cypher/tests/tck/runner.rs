@@ -138,6 +138,7 @@ impl State<'_> {
             control: Control::default()
                 .with_cancel(self.ctx.cancel.clone())
                 .with_timeout(self.ctx.timeout),
+            ..Default::default()
         };
         let mut result = match self.engine.query_with(text, &self.params, &opts) {
             Ok(r) => r,

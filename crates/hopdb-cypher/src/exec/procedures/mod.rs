@@ -17,7 +17,9 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 mod algo;
+mod apoc;
 pub mod registry;
+mod search;
 
 /// A procedure's output: field names and rows.
 pub(crate) struct ProcOutput {
@@ -39,12 +41,24 @@ const BUILTINS: &[(&str, &[&str])] = &[
     ("db.relationshiptypes", &["relationshipType"]),
     ("db.propertykeys", &["propertyKey"]),
     ("db.schema.visualization", &["nodes", "relationships"]),
+    ("dbms.components", &["name", "versions", "edition"]),
 ];
+
+/// The Neo4j version whose Cypher and Bolt behaviour HopDB follows (`dbms.components()`:
+/// tools check it before using version-dependent syntax).
+const NEO4J_COMPATIBLE_VERSION: &str = "5.26.0";
+
+/// Whether a CALL of `name` writes (the APOC merge and create procedures).
+pub(crate) fn writes(name: &str) -> bool {
+    apoc::writes(&name.to_lowercase())
+}
 
 /// Whether `name` is a built-in or algorithm procedure (user procedures may not shadow one).
 pub(crate) fn is_builtin(name: &str) -> bool {
     let l = name.to_lowercase();
-    algo::spec_of(name).is_some() || BUILTINS.iter().any(|(n, _)| *n == l)
+    algo::spec_of(name).is_some()
+        || BUILTINS.iter().any(|(n, _)| *n == l)
+        || apoc::PROCEDURES.iter().chain(search::PROCEDURES).any(|(n, _)| *n == l)
 }
 
 /// What a CALL needs to know about a procedure before running it.
@@ -75,6 +89,12 @@ fn resolve(ctx: &Ctx, name: &str) -> Result<Resolved> {
         return Ok(Resolved::Native {
             fields: fields.iter().map(|f| f.to_string()).collect(),
             arity: Some(0),
+        });
+    }
+    if let Some((_, fields)) = apoc::PROCEDURES.iter().chain(search::PROCEDURES).find(|(n, _)| *n == l) {
+        return Ok(Resolved::Native {
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+            arity: None,
         });
     }
     ctx.procedures
@@ -254,12 +274,27 @@ fn invoke_user(p: &UserProcedure, args: Vec<Value>) -> Result<Vec<Vec<Value>>> {
 }
 
 /// Runs a built-in procedure with evaluated arguments.
-fn invoke(ctx: &Ctx, name: &str, args: &[Value]) -> Result<ProcOutput> {
+fn invoke(ctx: &mut Ctx, name: &str, args: &[Value]) -> Result<ProcOutput> {
     if let Some(r) = algo::invoke(ctx, name, args) {
         return r;
     }
+    let lower = name.to_lowercase();
+    if let Some(r) = apoc::invoke(ctx, &lower, args) {
+        return r;
+    }
+    if let Some(r) = search::invoke(ctx, &lower, args) {
+        return r;
+    }
     let g = ctx.read();
-    match name.to_lowercase().as_str() {
+    match lower.as_str() {
+        "dbms.components" => Ok(ProcOutput {
+            fields: vec!["name".into(), "versions".into(), "edition".into()],
+            rows: vec![vec![
+                Value::String("HopDB".into()),
+                Value::List(vec![Value::String(NEO4J_COMPATIBLE_VERSION.into())]),
+                Value::String("community".into()),
+            ]],
+        }),
         "db.labels" => Ok(ProcOutput {
             fields: vec!["label".into()],
             rows: g
@@ -279,11 +314,20 @@ fn invoke(ctx: &Ctx, name: &str, args: &[Value]) -> Result<ProcOutput> {
                 .collect(),
         }),
         "db.propertykeys" => {
+            // Node and relationship property keys (each relationship read from its start).
             let mut keys = BTreeSet::new();
+            let mut nodes = Vec::new();
             g.for_each_node(None, &mut |n| {
                 keys.extend(n.props.keys().cloned());
+                nodes.push(n.key);
                 true
             })?;
+            for key in &nodes {
+                ctx.check()?;
+                for e in g.edges(key, hopdb_database::Direction::Out, None, None)? {
+                    keys.extend(e.props.keys().cloned());
+                }
+            }
             Ok(ProcOutput {
                 fields: vec!["propertyKey".into()],
                 rows: keys.into_iter().map(|k| vec![Value::String(k)]).collect(),
@@ -364,7 +408,7 @@ fn in_order(out: ProcOutput, fields: &[String]) -> Vec<Vec<Value>> {
 /// Runs a CALL clause for every input row. A procedure without outputs leaves the rows as
 /// they are; otherwise each row is repeated for each row the procedure returns, extended
 /// with the yielded fields (all of them without YIELD, in a standalone call).
-pub(crate) fn call(ctx: &Ctx, t: Table, c: &ProcedureCall) -> Result<Table> {
+pub(crate) fn call(ctx: &mut Ctx, t: Table, c: &ProcedureCall) -> Result<Table> {
     let proc = resolve(ctx, &c.name)?;
     if let Resolved::User(p) = &proc {
         if p.signature.outputs.is_empty() {
