@@ -2,7 +2,7 @@
 --no-http --no-auth --bolt 127.0.0.1:PORT` on the kept store of bench/engines/hopdb.py (`hopdb
 import`, under DATA_ROOT/deep/sS/hopdb/store), driven by hopdb-loadgen's `hopdb-bolt` engine
 (crates/hopdb-loadgen/src/engines/hopdb_bolt.rs: the lean Cypher of hopdb_cypher.py over a Bolt 4.4
-connection per client). The server runs one thread per connection and builds the adjacency
+connection per client). The server serves connections from a worker pool and builds the adjacency
 projection in the background once it listens; its peak RSS is logged when it stops.
 """
 
@@ -16,7 +16,7 @@ from bench.benchlib import hopdb_bin, log
 from .base import Unavailable, free_port
 from .hopdb import ensure_store
 
-NOTES = "HopDB over Bolt (hopdb serve, thread per connection)"
+NOTES = "HopDB over Bolt (hopdb serve, worker pool)"
 
 
 def serve_bin():

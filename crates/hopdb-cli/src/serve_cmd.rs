@@ -51,10 +51,15 @@ pub struct ServeArgs {
     /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
-    /// Connections served at once (one thread each); a connection over the limit is closed as
+    /// Connections served at once; a connection over the limit is closed as
     /// soon as it is accepted. Drivers keep pools of connections: allow for them.
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_connections: u32,
+    /// Worker threads that serve the plain-TCP connections (default: one per core). Any
+    /// number of connections share them; while every worker is held by a long query, another
+    /// is added, so short queries keep being answered. TLS connections get a thread each.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..1025))]
+    pub workers: Option<u32>,
     /// The HOST:PORT clients should use to reach this server, sent in routing tables for
     /// neo4j:// URIs. Default: the address each client connected to.
     #[arg(long, value_name = "HOST:PORT")]
@@ -194,6 +199,7 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         statement_timeout: seconds("statement-timeout", a.statement_timeout)?,
         writer_wait: seconds("writer-wait", a.writer_wait)?,
         idle_transaction_timeout: seconds("idle-transaction-timeout", a.idle_transaction_timeout)?,
+        workers: a.workers.map_or(ServerConfig::default().workers, |n| n as usize),
     };
     let server = serve(QueryEngine::new(db.clone()), config).context("starting the Bolt server")?;
     if !a.no_projection {

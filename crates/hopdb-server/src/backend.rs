@@ -11,6 +11,7 @@
 //! * `RESET`, `ROLLBACK`, the end of the connection and a failed statement roll back.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hopdb_bolt::{
@@ -114,7 +115,7 @@ impl OpenResult {
 pub(crate) struct EngineBackend<'e> {
     engine: &'e QueryEngine,
     shared: &'e Shared,
-    watch: &'e ConnWatch,
+    watch: Arc<ConnWatch>,
     conn: u64,
     peer: SocketAddr,
     tx: Option<OpenTx<'e>>,
@@ -123,13 +124,13 @@ pub(crate) struct EngineBackend<'e> {
 }
 
 impl<'e> EngineBackend<'e> {
-    pub(crate) fn new(engine: &'e QueryEngine, shared: &'e Shared, watch: &'e ConnWatch, conn: u64) -> Self {
+    pub(crate) fn new(engine: &'e QueryEngine, shared: &'e Shared, watch: Arc<ConnWatch>, conn: u64) -> Self {
         Self {
             engine,
             shared,
+            peer: watch.peer,
             watch,
             conn,
-            peer: watch.peer,
             tx: None,
             results: Vec::new(),
             next_qid: 0,

@@ -1,9 +1,11 @@
 //! `hopdb serve`: HopDB's Cypher engine ([`hopdb_cypher::QueryEngine`]) served to Neo4j
 //! drivers over Bolt, through the protocol layer [`hopdb_bolt`].
 //!
-//! * [`serve`] binds a TCP address and accepts on a thread of its own; every connection gets
-//!   an OS thread, a clone of the engine and a Bolt backend over it that owns the
-//!   connection's open transaction and results. Auto-commit statements run (and commit) at
+//! * [`serve`] binds a TCP address and accepts on a thread of its own. Plain-TCP connections
+//!   are served by a pool of worker threads waiting on one epoll set (one per core by default,
+//!   more while long statements hold them: decision 0023); a TLS connection gets a thread.
+//!   Each connection has a Bolt backend over the engine that owns its open transaction and
+//!   results. Auto-commit statements run (and commit) at
 //!   `RUN`; an explicit write transaction holds the store's single writer slot until it ends;
 //!   an explicit read transaction (`execute_read`) takes no lock, each statement reading a
 //!   fresh snapshot; statements that write are refused in read mode.
@@ -39,8 +41,10 @@
 pub mod auth;
 mod backend;
 pub mod convert;
+mod epoll;
 mod http;
 mod metrics;
+mod pool;
 mod query_api;
 mod server;
 mod tls;

@@ -1,6 +1,7 @@
-//! The listener: blocking accept on one thread, one OS thread per connection, a connection
-//! limit, and a shutdown that stops accepting, closes every connection (rolling back open
-//! transactions) and waits for their threads to let go of the engine.
+//! The listener: blocking accept on one thread, which hands plain-TCP connections to the
+//! worker pool (`pool.rs`) and gives each TLS connection a thread; a connection limit; and a
+//! shutdown that stops accepting, closes every connection (rolling back open transactions)
+//! and waits for the workers and threads to let go of the engine.
 
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -16,6 +17,7 @@ use crate::auth::{AuthConfig, AuthError, Authenticator};
 use crate::backend::EngineBackend;
 use crate::http::{self, HttpServer};
 use crate::metrics::Metrics;
+use crate::pool::{self, Pool};
 use crate::tls::{self, TlsConfig, TlsError};
 use crate::watchdog::{ConnWatch, Watched};
 
@@ -26,7 +28,7 @@ pub struct ServerConfig {
     /// [`ServerHandle::local_addr`]).
     pub bolt_listen: String,
     /// Connections served at once; a connection over the limit is closed as soon as it is
-    /// accepted. Each connection is one thread.
+    /// accepted.
     pub max_connections: usize,
     /// The `HOST:PORT` clients should use to reach the server, sent in routing tables
     /// (`neo4j://` URIs) and in `LOGON`'s SUCCESS (Bolt 5.8). `None`: the address the client
@@ -57,6 +59,10 @@ pub struct ServerConfig {
     /// rolled back by closing its connection, so one stalled client cannot hold the writer
     /// slot; `None`: never.
     pub idle_transaction_timeout: Option<Duration>,
+    /// Worker threads serving plain-TCP connections (decision 0023): the pool keeps this many
+    /// and adds one while every one of them is held by a long request. Default: one per core.
+    /// TLS connections get a thread each.
+    pub workers: usize,
 }
 
 impl Default for ServerConfig {
@@ -73,6 +79,7 @@ impl Default for ServerConfig {
             statement_timeout: None,
             writer_wait: Some(Duration::from_secs(10)),
             idle_transaction_timeout: Some(Duration::from_secs(120)),
+            workers: thread::available_parallelism().map_or(2, usize::from),
         }
     }
 }
@@ -172,8 +179,9 @@ impl Shared {
     }
 }
 
-/// Releases a connection's slot when its thread ends, even by panic.
-struct Slot {
+/// Releases a connection's slot when it ends (its thread ends or the pool drops it), even by
+/// panic.
+pub(crate) struct Slot {
     shared: Arc<Shared>,
     id: u64,
 }
@@ -241,23 +249,36 @@ impl ServerHandle {
             return true;
         };
         tracing::info!(address = %self.shared.local_addr, "Bolt server stopping");
+        let deadline = Instant::now() + self.shared.config.shutdown_grace;
         self.shared.stopping.store(true, Ordering::SeqCst);
-        // Wake the blocking accept with a connection of our own.
+        // Cancel what runs and close every connection: pool workers and connection threads
+        // see end-of-file and roll back.
+        self.shared.watched.close_all();
+        // Wake the blocking accept with a connection of our own. Its thread then stops the
+        // pool's workers and closes what the pool still holds.
+        let mut clean = true;
         match TcpStream::connect_timeout(&wake_address(self.shared.local_addr), Duration::from_secs(5)) {
             Ok(_) => {
-                if accept.join().is_err() {
+                while !accept.is_finished() && Instant::now() < deadline {
+                    thread::sleep(Duration::from_millis(5));
+                }
+                if !accept.is_finished() {
+                    tracing::warn!("Bolt workers still busy after the shutdown grace period");
+                    clean = false;
+                } else if accept.join().is_err() {
                     tracing::error!("the Bolt accept thread panicked");
                 }
             }
-            Err(e) => tracing::warn!(error = %e, "could not wake the Bolt accept thread; leaving it behind"),
+            Err(e) => {
+                tracing::warn!(error = %e, "could not wake the Bolt accept thread; leaving it behind");
+                clean = false;
+            }
         }
-        self.shared.watched.close_all();
         if let Some(w) = self.watchdog.take() {
             if w.join().is_err() {
                 tracing::error!("the Bolt watchdog thread panicked");
             }
         }
-        let deadline = Instant::now() + self.shared.config.shutdown_grace;
         let mut n = lock(&self.shared.active);
         while *n > 0 {
             let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
@@ -270,7 +291,7 @@ impl ServerHandle {
                 .map(|(g, _)| g)
                 .unwrap_or_else(|e| e.into_inner().0);
         }
-        let clean = *n == 0;
+        let clean = clean && *n == 0;
         if clean {
             tracing::info!("Bolt server stopped");
         } else {
@@ -317,6 +338,7 @@ pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, 
     tracing::info!(
         address = %local_addr,
         max_connections = config.max_connections,
+        workers = config.workers,
         tls = tls.is_some(),
         "Bolt server listening"
     );
@@ -346,14 +368,20 @@ pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, 
         metrics,
     });
     let http_engine = shared.config.http_listen.is_some().then(|| engine.clone());
+    let io_err = |what| move |source| ServerError::Io { what, source };
+    let (epoll, stop) = pool::stop_signal().map_err(io_err("creating the epoll set of the worker pool"))?;
     let for_accept = shared.clone();
+    // The accept thread owns the engine and the worker pool: the workers borrow both, in a
+    // scope that ends when the server stops.
     let accept = thread::Builder::new()
         .name("bolt-accept".into())
-        .spawn(move || accept_loop(&listener, &engine, &for_accept))
-        .map_err(|source| ServerError::Io {
-            what: "starting the accept thread",
-            source,
-        })?;
+        .spawn(move || {
+            let shared = &*for_accept;
+            let pool = Pool::new(&engine, shared, epoll, stop);
+            thread::scope(|scope| pool.run(scope, || accept_loop(&listener, &engine, &for_accept, &pool)));
+            pool.close_all();
+        })
+        .map_err(io_err("starting the accept thread"))?;
     let for_watchdog = shared.clone();
     let watchdog = thread::Builder::new()
         .name("bolt-watchdog".into())
@@ -384,7 +412,7 @@ pub fn serve(engine: QueryEngine, config: ServerConfig) -> Result<ServerHandle, 
     Ok(handle)
 }
 
-fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared>) {
+fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared>, pool: &Pool<'_>) {
     let mut next_id = 0u64;
     loop {
         let accepted = listener.accept();
@@ -427,6 +455,10 @@ fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared
             shared: shared.clone(),
             id,
         };
+        if shared.tls.is_none() {
+            pool.add(stream, watch, id, slot);
+            continue;
+        }
         let engine = engine.clone();
         let spawned = thread::Builder::new().name(format!("bolt-{id}")).spawn(move || {
             // The engine is dropped inside, before the slot is released.
@@ -443,7 +475,7 @@ fn accept_loop(listener: &TcpListener, engine: &QueryEngine, shared: &Arc<Shared
 
 /// Serves one connection until the client leaves, the protocol closes it, or the server stops:
 /// over TLS when the server has it, else over the plain socket.
-fn serve_connection(stream: TcpStream, engine: QueryEngine, shared: &Shared, watch: &ConnWatch, id: u64) {
+fn serve_connection(stream: TcpStream, engine: QueryEngine, shared: &Shared, watch: &Arc<ConnWatch>, id: u64) {
     let peer = watch.peer;
     let _ = stream.set_nodelay(true);
     match &shared.tls {
@@ -474,20 +506,24 @@ fn serve_connection(stream: TcpStream, engine: QueryEngine, shared: &Shared, wat
     tracing::info!(conn = id, %peer, "Bolt connection closed");
 }
 
-/// The Bolt exchange over any byte stream (plain or TLS): read, feed the session, write its
-/// reply, until the client leaves or the session closes.
-fn bolt_loop<S: Read + Write>(stream: &mut S, engine: &QueryEngine, shared: &Shared, watch: &ConnWatch, id: u64) {
-    let peer = watch.peer;
-    let backend = EngineBackend::new(engine, shared, watch, id);
-    let config = SessionConfig {
+/// The settings of connection `id`'s Bolt session.
+pub(crate) fn session_config(shared: &Shared, id: u64) -> SessionConfig {
+    SessionConfig {
         connection: ConnectionConfig {
             connection_id: format!("bolt-{id}"),
             advertised_address: Some(shared.advertised()),
             ..ConnectionConfig::default()
         },
         ..SessionConfig::default()
-    };
-    let mut session = ByteSession::new(backend, config);
+    }
+}
+
+/// The Bolt exchange over any byte stream (plain or TLS): read, feed the session, write its
+/// reply, until the client leaves or the session closes.
+fn bolt_loop<S: Read + Write>(stream: &mut S, engine: &QueryEngine, shared: &Shared, watch: &Arc<ConnWatch>, id: u64) {
+    let peer = watch.peer;
+    let backend = EngineBackend::new(engine, shared, watch.clone(), id);
+    let mut session = ByteSession::new(backend, session_config(shared, id));
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match stream.read(&mut buf) {

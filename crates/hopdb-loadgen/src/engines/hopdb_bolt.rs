@@ -1,4 +1,4 @@
-//! HopDB over Bolt: `hopdb serve STORE --read-only` (one thread per connection), one connection
+//! HopDB over Bolt: `hopdb serve STORE --read-only` (its worker pool), one connection
 //! per client. neo4rs 0.8 (the Neo4j engine's client) offers only Bolt 4.1 and 4.0, which the
 //! server does not speak (4.4, 5.0-5.8), so each client here is a blocking Bolt 4.4 connection
 //! on hopdb-bolt's PackStream and chunking: RUN + PULL pipelined in one write, auto-commit,
@@ -246,7 +246,7 @@ impl Engine for HopDBBolt {
         Ok(Box::new(self.client()?))
     }
     fn version(&self) -> String {
-        "HopDB over Bolt (hopdb serve, thread per connection; the load generator's blocking Bolt 4.4 client)".into()
+        "HopDB over Bolt (hopdb serve, worker pool; the load generator's blocking Bolt 4.4 client)".into()
     }
     fn durability(&self) -> Value {
         json!("read-only store (hopdb serve --read-only): no writes")
@@ -254,7 +254,7 @@ impl Engine for HopDBBolt {
     fn notes(&self) -> String {
         format!(
             "one Bolt 4.4 connection per client (blocking socket, RUN + PULL in one write) to `hopdb serve --read-only` \
-             (a thread per connection); the lean Cypher of bench/engines/hopdb_cypher.py, parameterised, auto-commit; {}",
+             (its worker pool); the lean Cypher of bench/engines/hopdb_cypher.py, parameterised, auto-commit; {}",
             match self.timeout {
                 Some(t) => format!("per-query timeout {} ms (RUN's tx_timeout)", t.as_millis()),
                 None => "no per-query timeout".into(),
