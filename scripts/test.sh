@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test (unit, property, crash, real-graph, doc tests, the Python package, the
+# Runs every test (unit, property, crash, real-graph, doc tests, bounded fuzzing, the Python package, the
 # benchmark harnesses) plus format and lint checks, with exactly what scripts/setup.sh installs.
 # Tests on real graphs read ../shared/datasets (or $HOPDB_DATASETS) and skip, saying so, when
 # it is absent.
@@ -16,6 +16,8 @@ ruff check python bench scripts
 # One profile (release) for tests, benches, the CLI and the Python wheel: RocksDB is built once.
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo test --release --workspace
+# Bounded coverage-guided fuzzing of the Bolt decoders and session (what network clients send).
+bash scripts/fuzz.sh
 # The Python package (installed by setup.sh), from the repository root so `import hopdb` is the wheel.
 python3 -m pytest -q -p no:cacheprovider python/tests
 # The benchmark harnesses' own tests (no database servers), one package, one process.
