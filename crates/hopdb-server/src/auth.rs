@@ -31,7 +31,9 @@ use std::fs;
 use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+
+use crate::lock;
 use std::time::SystemTime;
 
 use argon2::password_hash::rand_core::OsRng;
@@ -447,10 +449,6 @@ impl Drop for Permit<'_> {
         *lock(&self.0.free) += 1;
         self.0.freed.notify_one();
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 enum Mode {

@@ -19,7 +19,9 @@
 use std::io::{self, Read};
 use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::lock;
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -38,10 +40,6 @@ use crate::server::{ServerError, Shared};
 const MAX_BODY_BYTES: u64 = 16 << 20;
 
 const JSON: &str = "application/json";
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Query threads running now, and a signal when one ends.
 #[derive(Default)]

@@ -51,6 +51,14 @@ mod tls;
 mod watchdog;
 
 pub use auth::{AuthConfig, AuthError, Users};
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+/// Locks `m`, taking over a lock poisoned by a panicking thread: every mutex here guards
+/// bookkeeping (connections, users, counters) that stays consistent between statements.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
 pub use backend::DATABASE_NAME;
 pub use server::{serve, ServerConfig, ServerError, ServerHandle};
 pub use tls::{TlsConfig, TlsError};

@@ -19,7 +19,7 @@ use std::io::{self, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::thread::{self, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
@@ -28,6 +28,7 @@ use hopdb_cypher::QueryEngine;
 
 use crate::backend::EngineBackend;
 use crate::epoll::{Epoll, EventFd, Interest};
+use crate::lock;
 use crate::server::{session_config, Shared, Slot};
 use crate::watchdog::ConnWatch;
 
@@ -41,10 +42,6 @@ const MONITOR_PERIOD: Duration = Duration::from_millis(5);
 const RETIRE_AFTER: Duration = Duration::from_secs(1);
 /// How much one read takes from a socket.
 const READ_SIZE: usize = 64 * 1024;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// One connection served by the pool.
 struct PoolConn<'e> {
@@ -73,11 +70,8 @@ impl PoolConn<'_> {
     /// until the socket has nothing more.
     fn on_ready(&mut self, buf: &mut [u8]) -> Next {
         if self.sent < self.pending.len() {
-            match self.flush() {
-                Ok(true) if self.closing => return Next::Close,
-                Ok(true) => {}
-                Ok(false) => return Next::Write,
-                Err(e) => return self.failed("write", &e),
+            if let Some(next) = self.send_pending() {
+                return next;
             }
         }
         loop {
@@ -101,16 +95,24 @@ impl PoolConn<'_> {
                 }
             }
             self.sent = 0;
-            match self.flush() {
-                Ok(true) if self.closing => return Next::Close,
-                Ok(true) => {}
-                Ok(false) => return Next::Write,
-                Err(e) => return self.failed("write", &e),
+            if let Some(next) = self.send_pending() {
+                return next;
             }
             if n < buf.len() {
                 // Most likely all there was; if not, the re-armed socket is ready at once.
                 return Next::Read;
             }
+        }
+    }
+
+    /// Sends the pending reply: what to wait for next, or `None` when it all went out and the
+    /// connection stays open.
+    fn send_pending(&mut self) -> Option<Next> {
+        match self.flush() {
+            Ok(true) if self.closing => Some(Next::Close),
+            Ok(true) => None,
+            Ok(false) => Some(Next::Write),
+            Err(e) => Some(self.failed("write", &e)),
         }
     }
 
@@ -267,17 +269,19 @@ impl<'e> Pool<'e> {
         let n = self.started.fetch_add(1, Ordering::Relaxed);
         let state = Arc::new(WorkerState::default());
         lock(&self.workers).push(state.clone());
+        let forget = |state: &Arc<WorkerState>| lock(&self.workers).retain(|w| !Arc::ptr_eq(w, state));
+        let mine = state.clone();
         let spawned = thread::Builder::new()
             .name(format!("bolt-worker-{n}"))
             .spawn_scoped(scope, move || {
-                self.worker(&state, extra);
-                lock(&self.workers).retain(|w| !Arc::ptr_eq(w, &state));
+                self.worker(&mine, extra);
+                forget(&mine);
             });
         match spawned {
             Ok(h) => Some(h),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot start a Bolt worker thread");
-                lock(&self.workers).pop();
+                forget(&state);
                 None
             }
         }

@@ -6,7 +6,7 @@
 use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ use hopdb_cypher::QueryEngine;
 use crate::auth::{AuthConfig, AuthError, Authenticator};
 use crate::backend::EngineBackend;
 use crate::http::{self, HttpServer};
+use crate::lock;
 use crate::metrics::Metrics;
 use crate::pool::{self, Pool};
 use crate::tls::{self, TlsConfig, TlsError};
@@ -141,10 +142,6 @@ pub(crate) struct Shared {
     ended: Condvar,
     /// The Prometheus metrics (`/metrics`).
     pub(crate) metrics: Metrics,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Shared {

@@ -14,21 +14,26 @@ use common::*;
 use hopdb_bolt::Value;
 use hopdb_server::ServerConfig;
 
-fn one_worker() -> ServerConfig {
+fn workers(n: usize) -> ServerConfig {
     ServerConfig {
-        workers: 1,
+        workers: n,
         ..ServerConfig::default()
     }
+}
+
+/// A client inside an explicit transaction that has run `write` (so it holds the writer slot).
+fn open_write_tx(addr: std::net::SocketAddr, write: &str) -> Client {
+    let mut c = Client::ready(addr);
+    let r = c.request(&[begin(), run(write), pull(-1)]);
+    assert!(r.iter().all(Resp::is_success), "{r:?}");
+    c
 }
 
 /// 64 connections, each its own sequence of writes and reads, on two workers: every
 /// connection sees its own answers, in order, and the store ends with every write.
 #[test]
 fn many_connections_share_two_workers() {
-    let server = start_with(ServerConfig {
-        workers: 2,
-        ..ServerConfig::default()
-    });
+    let server = start_with(workers(2));
     let addr = server.local_addr();
     let clients = 64;
     let rounds = 25i64;
@@ -71,7 +76,7 @@ fn many_connections_share_two_workers() {
 #[test]
 fn a_long_statement_does_not_stall_the_others() {
     const LONG: &str = "UNWIND range(1, 3000) AS a RETURN sum(size([b IN range(1, 3000) WHERE (a * b) % 7 = 0])) AS n";
-    let server = start_with(one_worker());
+    let server = start_with(workers(1));
     let addr = server.local_addr();
     let long = thread::spawn(move || {
         let mut c = Client::ready(addr);
@@ -99,11 +104,9 @@ fn a_long_statement_does_not_stall_the_others() {
 /// (holding the worker), and A's COMMIT is still served: B then succeeds after A.
 #[test]
 fn a_writer_waiting_for_the_slot_does_not_block_the_holder() {
-    let server = start_with(one_worker());
+    let server = start_with(workers(1));
     let addr = server.local_addr();
-    let mut a = Client::ready(addr);
-    let r = a.request(&[begin(), run("CREATE (:T {who: 'a'})"), pull(-1)]);
-    assert!(r.iter().all(Resp::is_success), "{r:?}");
+    let mut a = open_write_tx(addr, "CREATE (:T {who: 'a'})");
     let b = thread::spawn(move || {
         let mut b = Client::ready(addr);
         let (_, rows, _) = b.query(
@@ -125,10 +128,7 @@ fn a_writer_waiting_for_the_slot_does_not_block_the_holder() {
 /// statements see each other's writes; a rollback undoes them all.
 #[test]
 fn a_transaction_moves_between_workers() {
-    let server = start_with(ServerConfig {
-        workers: 3,
-        ..ServerConfig::default()
-    });
+    let server = start_with(workers(3));
     let addr = server.local_addr();
     let mut c = Client::ready(addr);
     assert!(c.request(&[begin()])[0].is_success());
@@ -150,7 +150,7 @@ fn a_transaction_moves_between_workers() {
 /// reads slowly at first, and the connection then serves the next statement.
 #[test]
 fn a_large_reply_goes_out_through_a_full_socket() {
-    let server = start_with(one_worker());
+    let server = start_with(workers(1));
     let addr = server.local_addr();
     let mut c = Client::ready(addr);
     c.send(&[
@@ -188,16 +188,13 @@ fn shutdown_closes_pool_connections() {
         hopdb_cypher::QueryEngine::new(engine_db.clone()),
         ServerConfig {
             bolt_listen: "127.0.0.1:0".into(),
-            workers: 2,
-            ..ServerConfig::default()
+            ..workers(2)
         },
     )
     .unwrap();
     let addr = server.local_addr();
     let mut idle: Vec<Client> = (0..10).map(|_| Client::ready(addr)).collect();
-    let mut tx = Client::ready(addr);
-    let r = tx.request(&[begin(), run("CREATE (:Gone)"), pull(-1)]);
-    assert!(r.iter().all(Resp::is_success), "{r:?}");
+    let mut tx = open_write_tx(addr, "CREATE (:Gone)");
     assert!(server.shutdown(), "the stop was not clean");
     for c in &mut idle {
         assert!(c.closed_by_server());
