@@ -8,7 +8,8 @@
 use hopdb_cypher::{Map, NodeRef, Params, QueryOptions, QueryStats, RelRef, Row, Value};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 
 use crate::analytics::control;
@@ -41,15 +42,13 @@ impl GraphHandle {
         py.detach(move || {
             let mut r = engine.query_with(&text, &params, &opts)?;
             let columns = r.columns().to_vec();
-            let mut rows = Vec::new();
-            while let Some(row) = r.next_row()? {
-                rows.push(row);
-            }
+            let rows = r.take_rows()?;
             // After the rows: PROFILE's counters are final once the result is consumed.
             let plan = r.plan().map(|p| p.render());
             Ok(QueryResult {
                 columns,
                 rows,
+                tuples: PyOnceLock::new(),
                 stats: *r.stats(),
                 plan,
             })
@@ -469,6 +468,9 @@ impl Relationship {
 pub(crate) struct QueryResult {
     columns: Vec<String>,
     rows: Vec<Row>,
+    /// The rows as a list of tuples, made on the first iteration: iterating a list is C's
+    /// loop, where a Python-visible iterator class cost a method call per row.
+    tuples: PyOnceLock<Py<PyList>>,
     stats: QueryStats,
     plan: Option<String>,
 }
@@ -499,8 +501,12 @@ impl QueryResult {
     fn __len__(&self) -> usize {
         self.rows.len()
     }
-    fn __iter__(slf: Py<Self>) -> RowIter {
-        RowIter { result: slf, next: 0 }
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
+        let tuples = self.tuples.get_or_try_init(py, || -> PyResult<Py<PyList>> {
+            let rows = self.rows.iter().map(|r| row_py(py, r)).collect::<PyResult<Vec<_>>>()?;
+            Ok(PyList::new(py, rows)?.unbind())
+        })?;
+        tuples.bind(py).try_iter()
     }
     fn __getitem__<'py>(&self, py: Python<'py>, index: isize) -> PyResult<Bound<'py, PyTuple>> {
         let n = self.rows.len() as isize;
@@ -576,28 +582,4 @@ fn stats_fields(s: &QueryStats) -> [(&'static str, u64); 12] {
         ("constraints_added", s.constraints_added),
         ("constraints_removed", s.constraints_removed),
     ]
-}
-
-/// Iterates a `QueryResult`'s rows as tuples.
-#[pyclass(module = "hopdb._hopdb")]
-pub(crate) struct RowIter {
-    result: Py<QueryResult>,
-    next: usize,
-}
-
-#[pymethods]
-impl RowIter {
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
-    }
-    fn __next__<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyTuple>>> {
-        let r = self.result.get();
-        match r.rows.get(self.next) {
-            Some(row) => {
-                self.next += 1;
-                row_py(py, row).map(Some)
-            }
-            None => Ok(None),
-        }
-    }
 }

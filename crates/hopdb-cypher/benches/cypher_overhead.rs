@@ -16,9 +16,16 @@
 //! - `plan/compile_*`: `Plan::compile` of a query text cold (parse, semantic checks).
 //!
 //! The target: `q1/cypher_key` at most 2 us above `q1/native`.
+//!
+//! The process allocates with mimalloc, the allocator the `hopdb` binary (and `hopdb serve`)
+//! and the Python extension ship with (BENCHMARKS 8a-8e timed glibc's malloc; remove the
+//! `#[global_allocator]` lines below to time it again).
 
 // Benchmarks: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use hopdb_cypher::plan::Plan;

@@ -6,7 +6,7 @@ use crate::exec::ctx::{Ctx, Store};
 use crate::exec::procedures::registry::{ProcedureFn, ProcedureRegistry, ProcedureSignature};
 use crate::exec::{self, Table};
 use crate::plan::{Plan, PlanCache};
-use crate::result::{PlanDescription, QueryResult, QueryStats, Row};
+use crate::result::{PlanDescription, QueryResult, QueryStats};
 use crate::schema;
 use crate::value::Value;
 use hopdb_database::{Control, Database, WriteTxn};
@@ -138,11 +138,16 @@ impl QueryEngine {
             // No columns (a query ending in an update, a standalone call of a void procedure).
             t.rows.clear();
         }
-        let rows = t
-            .rows
-            .into_iter()
-            .map(|r| r.into_iter().map(|v| ctx.materialize(v)).collect::<Result<Row>>())
-            .collect::<Result<VecDeque<Row>>>()?;
+        // In place: most result values (strings, numbers) need nothing.
+        for v in t.rows.iter_mut().flatten() {
+            if matches!(
+                v,
+                Value::Node(_) | Value::Relationship(_) | Value::Path(_) | Value::List(_) | Value::Map(_)
+            ) {
+                *v = ctx.materialize(std::mem::replace(v, Value::Null))?;
+            }
+        }
+        let rows = VecDeque::from(t.rows);
         let stats = ctx.stats;
         let plan_desc = ctx.profile.take().map(profile_description);
         let result = QueryResult {

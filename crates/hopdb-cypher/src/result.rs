@@ -94,11 +94,25 @@ impl PlanDescription {
 pub(crate) trait RowSource: Send {
     /// The next row, or `None` at the end.
     fn next_row(&mut self) -> Result<Option<Row>>;
+
+    /// Every remaining row.
+    fn rest(&mut self) -> Result<Vec<Row>> {
+        let mut out = Vec::new();
+        while let Some(r) = self.next_row()? {
+            out.push(r);
+        }
+        Ok(out)
+    }
 }
 
 impl RowSource for VecDeque<Row> {
     fn next_row(&mut self) -> Result<Option<Row>> {
         Ok(self.pop_front())
+    }
+
+    fn rest(&mut self) -> Result<Vec<Row>> {
+        // No copy when the buffer is contiguous (a finished query's rows always are).
+        Ok(Vec::from(std::mem::take(self)))
     }
 }
 
@@ -139,11 +153,12 @@ impl QueryResult {
     }
     /// Every remaining row.
     pub fn collect_rows(mut self) -> Result<Vec<Row>> {
-        let mut out = Vec::new();
-        while let Some(r) = self.next_row()? {
-            out.push(r);
-        }
-        Ok(out)
+        self.rows.rest()
+    }
+
+    /// Every remaining row, leaving the result empty (its columns, counters and plan stay).
+    pub fn take_rows(&mut self) -> Result<Vec<Row>> {
+        self.rows.rest()
     }
     /// What the query changed.
     pub fn stats(&self) -> &QueryStats {

@@ -359,3 +359,32 @@ fn shortest_path_property_predicates_see_the_row_and_regexes_match_per_row() {
     let err = e.query("RETURN 'a' =~ '('", &params! {}).unwrap_err();
     assert_eq!(err.class, ErrorClass::ArgumentError);
 }
+
+#[test]
+fn exists_and_count_subqueries_may_end_without_return() {
+    let e = engine();
+    rows(
+        &e,
+        "CREATE (:P {name: 'a'})-[:K]->(:P {name: 'b'}), (:P {name: 'c'})-[:K]->(:Q {name: 'c'})",
+        &params! {},
+    );
+    // Neo4j 5: the RETURN of an EXISTS / COUNT subquery is optional.
+    let got = rows(
+        &e,
+        "MATCH (p:P) RETURN p.name, EXISTS { MATCH (p)-[:K]->(d) WHERE d.name = p.name } AS same, \
+         COUNT { MATCH (p)-[:K]->(d) } AS out, COUNT { UNWIND [1, 2] AS x } AS two ORDER BY p.name",
+        &params! {},
+    );
+    let b = |x: bool| Value::Bool(x);
+    assert_eq!(
+        got,
+        vec![
+            vec![s("a"), b(false), Value::Int(1), Value::Int(2)],
+            vec![s("b"), b(false), Value::Int(0), Value::Int(2)],
+            vec![s("c"), b(true), Value::Int(1), Value::Int(2)],
+        ]
+    );
+    // A whole query still must not end with MATCH.
+    let err = e.query("MATCH (p:P)", &params! {}).unwrap_err();
+    assert_eq!(err.detail, "InvalidClauseComposition", "{err}");
+}

@@ -7,9 +7,13 @@ use crate::ast::{RelDirection, RelPattern};
 use crate::error::Result;
 use crate::value::RelRef;
 use hopdb_database::{Direction, NodeKey};
+use std::sync::Arc;
 
 /// One relationship of `rp` joining `a` to `b` (a point lookup per type).
 pub(crate) fn edge_between(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Result<Option<RelRef>> {
+    if let Some(found) = edge_between_projected(ctx, a, b, rp) {
+        return Ok(found);
+    }
     let g = ctx.read();
     let types: Vec<Option<&str>> = if rp.types.is_empty() {
         vec![None]
@@ -33,6 +37,52 @@ pub(crate) fn edge_between(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern)
         }
     }
     Ok(None)
+}
+
+/// [`edge_between`] from the fresh projection of a read-only query: a binary search in the
+/// sorted neighbour list of `a` (a shortest path's hops, named one by one) instead of a store
+/// read per type; `None` when a type asked for is not listed there exactly (use the store).
+fn edge_between_projected(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Option<Option<RelRef>> {
+    let fast = ctx.fast_adj()?;
+    let ids = if rp.types.is_empty() {
+        if !fast.all_listable {
+            return None;
+        }
+        None
+    } else {
+        Some(fast.type_ids(ctx.snapshot()?, &rp.types)?)
+    };
+    let p = &fast.proj;
+    let (Some(u), Some(v)) = (p.index_of_key(a), p.index_of_key(b)) else {
+        return Some(None);
+    };
+    // The type name of a `from -> to` edge of an asked-for type, if there is one.
+    let find = |from: u32, to: u32| -> Option<Arc<str>> {
+        let csr = p.out();
+        let list = csr.neighbors(from);
+        let first = list.partition_point(|&x| x < to);
+        list[first..]
+            .iter()
+            .take_while(|&&x| x == to)
+            .enumerate()
+            .map(|(k, _)| p.edge_type(csr.edge_key(from, first + k)))
+            .filter(|ty| ids.as_ref().is_none_or(|ids| ids.contains(ty)))
+            .find_map(|ty| fast.types.get(ty as usize).cloned().flatten())
+    };
+    let rel = |src: &NodeKey, dst: &NodeKey, ty: Arc<str>| RelRef {
+        src: src.clone(),
+        ty,
+        dst: dst.clone(),
+        edge_id: 0,
+        data: None,
+    };
+    Some(match rp.direction {
+        RelDirection::Right => find(u, v).map(|t| rel(a, b, t)),
+        RelDirection::Left => find(v, u).map(|t| rel(b, a, t)),
+        RelDirection::Both => find(u, v)
+            .map(|t| rel(a, b, t))
+            .or_else(|| find(v, u).map(|t| rel(b, a, t))),
+    })
 }
 
 /// The analytics layer's path query for a relationship pattern.

@@ -96,6 +96,9 @@ pub(crate) struct Ctx<'t, 'p> {
     /// The clause just run also applied the projection after it (see `project::Stream`), to
     /// this many rows of its own.
     pub fused: std::cell::Cell<Option<u64>>,
+    /// The clause just run produced rows the next projection's DISTINCT cannot reduce (each
+    /// end node once, projected to one value per node): it skips its duplicate check.
+    pub distinct_rows: std::cell::Cell<bool>,
 }
 
 impl<'t, 'p> Ctx<'t, 'p> {
@@ -120,6 +123,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
             fast: OnceCell::new(),
             walked: std::cell::Cell::new(false),
             fused: std::cell::Cell::new(None),
+            distinct_rows: std::cell::Cell::new(false),
         }
     }
 

@@ -178,7 +178,6 @@ pub(crate) fn distinct_key_limit(
     p: &crate::ast::Projection,
     parts: &[crate::ast::PatternPart],
 ) -> Result<Option<usize>> {
-    use crate::ast::Expr;
     let [part] = parts else { return Ok(None) };
     let Some((_, end)) = part.element.chain.last() else {
         return Ok(None);
@@ -187,25 +186,26 @@ pub(crate) fn distinct_key_limit(
     if !p.distinct || !p.order_by.is_empty() || p.star || p.limit.is_none() || project::aggregates(p) {
         return Ok(None);
     }
-    let is_end = |e: &Expr| matches!(e, Expr::Variable(v) if v == end_var);
-    let one_per_node = p.items.iter().all(|it| match &it.expr {
-        e if is_end(e) => true,
-        Expr::Property(b, k) => is_end(b) && k == crate::engine::KEY_PROPERTY,
-        Expr::Function { name, args, .. } => {
-            matches!(name.to_lowercase().as_str(), "id" | "elementid") && args.len() == 1 && is_end(&args[0])
-        }
-        _ => false,
-    });
-    if !one_per_node {
+    if !one_per_node(p, end_var) {
         return Ok(None);
     }
-    project::row_cap(
-        ctx,
-        &crate::ast::Projection {
-            distinct: false,
-            ..p.clone()
-        },
-    )
+    project::row_cap_but_distinct(ctx, p)
+}
+
+/// Whether every item `p` projects is node `end_var` itself, its key or its id: one value
+/// per node, so rows of distinct nodes project to distinct rows.
+pub(crate) fn one_per_node(p: &crate::ast::Projection, end_var: &str) -> bool {
+    use crate::ast::Expr;
+    let is_end = |e: &Expr| matches!(e, Expr::Variable(v) if v == end_var);
+    !p.star
+        && p.items.iter().all(|it| match &it.expr {
+            e if is_end(e) => true,
+            Expr::Property(b, k) => is_end(b) && k == crate::engine::KEY_PROPERTY,
+            Expr::Function { name, args, .. } => {
+                matches!(name.to_lowercase().as_str(), "id" | "elementid") && args.len() == 1 && is_end(&args[0])
+            }
+            _ => false,
+        })
 }
 
 /// MATCH with the projection after it applied to each match as it is found (see

@@ -70,8 +70,16 @@ pub(crate) fn aggregates(p: &Projection) -> bool {
 /// The most input rows a projection can use, when it neither sorts, deduplicates nor
 /// aggregates: SKIP + LIMIT. `None`: it may need them all.
 pub(crate) fn row_cap(ctx: &Ctx, p: &Projection) -> Result<Option<usize>> {
+    if p.distinct {
+        return Ok(None);
+    }
+    row_cap_but_distinct(ctx, p)
+}
+
+/// [`row_cap`] as if `p` were not DISTINCT.
+pub(crate) fn row_cap_but_distinct(ctx: &Ctx, p: &Projection) -> Result<Option<usize>> {
     let Some(limit) = &p.limit else { return Ok(None) };
-    if !p.order_by.is_empty() || p.distinct || p.star || aggregates(p) {
+    if !p.order_by.is_empty() || p.star || aggregates(p) {
         return Ok(None);
     }
     let skip = skip_of(ctx, p)?;
@@ -113,7 +121,7 @@ pub(crate) fn count_arg(ctx: &Ctx, e: &Expr, what: &str) -> Result<usize> {
 }
 
 /// The columns a projection's items name; two of one name are an error.
-fn column_names(items: &[ProjectionItem]) -> Result<Vec<String>> {
+pub(crate) fn column_names(items: &[ProjectionItem]) -> Result<Vec<String>> {
     let out_names: Vec<String> = items.iter().map(|i| i.name().to_string()).collect();
     for (k, n) in out_names.iter().enumerate() {
         if out_names[..k].contains(n) {
@@ -197,6 +205,7 @@ impl<'p> Stream<'p> {
 
 /// Runs one WITH or RETURN over `t`.
 pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
+    let already_distinct = ctx.distinct_rows.take();
     // A walk's rows stand for `  walks` matches each: `count(*)` sums them.
     let weighted = t.names.iter().any(|n| n == super::walks::WALKS);
     // The written items, borrowed unless `*` adds to them or the walk's weights rewrite them.
@@ -311,7 +320,7 @@ pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
         }
     }
 
-    if p.distinct {
+    if p.distinct && !already_distinct {
         let mut seen = rustc_hash::FxHashSet::default();
         rows.retain(|(out, _)| seen.insert(out.iter().cloned().map(GroupKey).collect::<Vec<_>>()));
     }

@@ -29,9 +29,17 @@ pub(crate) struct WalkPlan<'q> {
     /// A new variable naming the start node (bound in the output when there is one seed).
     start_var: Option<&'q str>,
     steps: Vec<Step>,
+    /// One variable-length step (`-[*min..max]-`) instead of `steps`: its distinct ends.
+    var_length: Option<(u32, hopdb_database::PathQuery)>,
     end_var: &'q str,
     /// `WHERE end <> start`: the seed is left out of the ends.
     exclude: bool,
+    /// The next projection's items are the end node, its key or its id only (see
+    /// [`super::one_per_node`]).
+    one_per_node: bool,
+    /// That projection when it also neither sorts nor filters: the walk projects each end
+    /// itself (see [`project_ends`]).
+    direct: Option<&'q Projection>,
     mode: Mode,
 }
 
@@ -72,8 +80,22 @@ pub(crate) fn plan<'q>(
     }
     let plain = |n: &NodePattern| n.var.is_none() && n.labels.is_empty() && n.props.is_none();
     let mut steps = Vec::with_capacity(el.chain.len());
+    let mut var_length = None;
     for (k, (rp, np)) in el.chain.iter().enumerate() {
-        if rp.var.is_some() || rp.props.is_some() || rp.length.is_some() || !directed_types(txn, &rp.types) {
+        if rp.var.is_some() || rp.props.is_some() {
+            return Ok(None);
+        }
+        if let Some((min, max)) = rp.length {
+            // The ends of a single variable-length step, each once: the analytics layer's
+            // breadth-first search (as the matcher's own `analytics_ends`), not a row per trail.
+            if el.chain.len() != 1 || !p.distinct {
+                return Ok(None);
+            }
+            let min = u32::try_from(min.unwrap_or(1)).unwrap_or(u32::MAX);
+            var_length = Some((min, super::adjacency::path_query(rp, max.unwrap_or(u64::MAX))));
+            continue;
+        }
+        if !directed_types(txn, &rp.types) {
             return Ok(None);
         }
         let dir = match rp.direction {
@@ -112,7 +134,7 @@ pub(crate) fn plan<'q>(
     };
     let exclude = match where_ {
         None => false,
-        Some(w) if excludes_start(w, end_var, s.var.as_deref(), &start) => true,
+        Some(w) if var_length.is_none() && excludes_start(w, end_var, s.var.as_deref(), &start) => true,
         Some(_) => return Ok(None),
     };
     // Two steps may walk one relationship out and back, which a MATCH never does; such a walk
@@ -131,7 +153,8 @@ pub(crate) fn plan<'q>(
         return Ok(None);
     }
     let mode = if super::project::aggregates(p) {
-        if !p.items.iter().all(|i| only_count_star(&i.expr)) {
+        // `count(*)` counts trails, which the ends alone do not give.
+        if var_length.is_some() || !p.items.iter().all(|i| only_count_star(&i.expr)) {
             return Ok(None);
         }
         Mode::Count {
@@ -148,8 +171,15 @@ pub(crate) fn plan<'q>(
         start,
         start_var,
         steps,
+        var_length,
         end_var,
         exclude,
+        one_per_node: super::one_per_node(p, end_var),
+        direct: (super::one_per_node(p, end_var)
+            && p.order_by.is_empty()
+            && p.where_.is_none()
+            && matches!(mode, Mode::Distinct { .. }))
+        .then_some(p),
         mode,
     }))
 }
@@ -159,7 +189,8 @@ pub(crate) fn plan<'q>(
 pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>> {
     let Some(txn) = ctx.snapshot() else { return Ok(None) };
     let single = t.rows.len() == 1;
-    if (plan.exclude || matches!(plan.mode, Mode::Count { .. })) && !single {
+    // A variable-length step's ends come per start: with one input row only.
+    if (plan.exclude || plan.var_length.is_some() || matches!(plan.mode, Mode::Count { .. })) && !single {
         return Ok(None);
     }
     let mut seeds = Vec::new();
@@ -204,10 +235,28 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
     let mut rows = Vec::new();
     match plan.mode {
         Mode::Distinct { limit } => {
-            let ends = ctx
-                .analytics
-                .expand_at(txn, &seeds, &plan.steps, limit, plan.exclude, &ctx.control)?;
-            for end in ends.value {
+            let ends = match (&plan.var_length, seeds.first()) {
+                // A start that does not exist matches nothing (the search would fail on it).
+                (Some((min, q)), Some(seed)) if !live(ctx, seed)? => Vec::new(),
+                (Some((min, q)), Some(seed)) => {
+                    ctx.analytics
+                        .var_length_endpoints_at(txn, seed, *min, q, limit, &ctx.control)?
+                        .value
+                }
+                (Some(_), None) => Vec::new(),
+                (None, _) => {
+                    ctx.analytics
+                        .expand_at(txn, &seeds, &plan.steps, limit, plan.exclude, &ctx.control)?
+                        .value
+                }
+            };
+            if let Some(p) = plan.direct {
+                return project_ends(ctx, p, plan.end_var, ends).map(Some);
+            }
+            // Each end once, and the projection reads one value per node: its DISTINCT has
+            // nothing to remove.
+            ctx.distinct_rows.set(plan.one_per_node);
+            for end in ends {
                 rows.push(make_row(end));
                 ctx.check_rows(rows.len(), names.len())?;
             }
@@ -242,6 +291,52 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
         }
     }
     Ok(Some(Table { names, rows }))
+}
+
+/// The projection `p` (DISTINCT, one value per node, no ORDER BY or WHERE) of distinct end
+/// nodes, applied by the walk: a row per end, SKIP and LIMIT as rows come, and a key moved
+/// into its row rather than copied. The projection clause is marked as run (`fused`).
+fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) -> Result<Table> {
+    let names = super::project::column_names(&p.items)?;
+    let skip = super::project::skip_of(ctx, p)?;
+    let limit = match &p.limit {
+        Some(e) => Some(super::project::count_arg(ctx, e, "LIMIT")?),
+        None => None,
+    };
+    let matched = ends.len() as u64;
+    let take = limit.unwrap_or(usize::MAX);
+    let var = [end_var.to_string()];
+    let mut rows = Vec::with_capacity(ends.len().saturating_sub(skip).min(take));
+    for end in ends.into_iter().skip(skip).take(take) {
+        let mut out = Vec::with_capacity(p.items.len());
+        let mut end = Some(end);
+        for (k, item) in p.items.iter().enumerate() {
+            let last = k + 1 == p.items.len();
+            let is_key = matches!(&item.expr, Expr::Property(_, key) if key == KEY_PROPERTY);
+            out.push(match (is_key && last, end.take()) {
+                (true, Some(NodeKey::Str(s))) => Value::String(s),
+                (true, Some(NodeKey::Int(i))) => Value::Int(i),
+                (_, Some(key)) => {
+                    let node = [Value::Node(NodeRef::new(key.clone()))];
+                    end = Some(key);
+                    eval(ctx, &item.expr, &Scope::row(&var, &node))?
+                }
+                (_, None) => Value::Null,
+            });
+        }
+        rows.push(out);
+        ctx.check_rows(rows.len(), names.len())?;
+    }
+    ctx.fused.set(Some(matched));
+    Ok(Table { names, rows })
+}
+
+/// Whether node `key` is in the query's snapshot (from the projection when it holds it).
+fn live(ctx: &Ctx, key: &NodeKey) -> Result<bool> {
+    Ok(match ctx.fast_adj() {
+        Some(fast) => fast.proj.index_of_key(key).is_some(),
+        None => ctx.read().has_node(key)?,
+    })
 }
 
 /// A value of the key's type (no allocation), for ordering keys of different types.

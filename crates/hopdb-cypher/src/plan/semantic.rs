@@ -32,13 +32,15 @@ fn err(detail: &'static str, msg: impl Into<String>) -> CypherError {
 /// Checks a statement.
 pub fn check(s: &Statement) -> Result<()> {
     match s {
-        Statement::Query(q) => check_query(q, &Scope::new()).map(|_| ()),
+        Statement::Query(q) => check_query(q, &Scope::new(), false).map(|_| ()),
         Statement::Explain(s) | Statement::Profile(s) => check(s),
         Statement::Schema(_) => Ok(()),
     }
 }
 
-fn check_query(q: &Query, outer: &Scope) -> Result<Vec<String>> {
+/// `subquery`: the body of an `EXISTS { }` / `COUNT { }`, whose RETURN is optional (Neo4j 5):
+/// it may end with the MATCH or UNWIND whose rows it counts.
+fn check_query(q: &Query, outer: &Scope, subquery: bool) -> Result<Vec<String>> {
     // `YIELD *` only in a standalone CALL (the procedure's fields are not known here).
     if !(q.unions.is_empty() && matches!(q.first.clauses.as_slice(), [Clause::Call(_)])) {
         let parts = std::iter::once(&q.first).chain(q.unions.iter().map(|(_, s)| s));
@@ -52,7 +54,7 @@ fn check_query(q: &Query, outer: &Scope) -> Result<Vec<String>> {
             ));
         }
     }
-    let cols = check_single(&q.first, outer)?;
+    let cols = check_single(&q.first, outer, subquery)?;
     let mut all: Option<bool> = None;
     for (is_all, sq) in &q.unions {
         if all.is_some_and(|a| a != *is_all) {
@@ -62,7 +64,7 @@ fn check_query(q: &Query, outer: &Scope) -> Result<Vec<String>> {
             ));
         }
         all = Some(*is_all);
-        let c = check_single(sq, outer)?;
+        let c = check_single(sq, outer, subquery)?;
         if c != cols {
             return Err(err(
                 "DifferentColumnsInUnion",
@@ -73,7 +75,7 @@ fn check_query(q: &Query, outer: &Scope) -> Result<Vec<String>> {
     Ok(cols)
 }
 
-fn check_single(q: &SingleQuery, outer: &Scope) -> Result<Vec<String>> {
+fn check_single(q: &SingleQuery, outer: &Scope, subquery: bool) -> Result<Vec<String>> {
     let mut scope = outer.clone();
     let mut cols = Vec::new();
     let n = q.clauses.len();
@@ -93,7 +95,7 @@ fn check_single(q: &SingleQuery, outer: &Scope) -> Result<Vec<String>> {
             "InvalidClauseComposition",
             "a query cannot conclude with WITH (use RETURN or an update clause)",
         )),
-        Some(Clause::Match { .. }) | Some(Clause::Unwind { .. }) => Err(err(
+        Some(Clause::Match { .. }) | Some(Clause::Unwind { .. }) if !subquery => Err(err(
             "InvalidClauseComposition",
             "a query cannot conclude with MATCH or UNWIND (it must end with RETURN or an update clause)",
         )),
@@ -798,7 +800,7 @@ fn check_expr(e: &Expr, scope: &Scope, aggregates_allowed: bool) -> Result<()> {
                         "an EXISTS or COUNT subquery cannot update the graph",
                     ));
                 }
-                check_query(q, scope).map(|_| ())
+                check_query(q, scope, true).map(|_| ())
             }
         },
         Expr::Property(base, key) if matches!(kind_of(base, scope), Kind::Scalar | Kind::List) => {
