@@ -339,19 +339,32 @@ impl Matcher<'_, '_, '_> {
         let (c0, s0) = self.start_of(&el.start, vals)?;
         let reversed;
         let owned;
-        let (el, start) = if el.chain.is_empty() {
-            reversed = false;
-            (el, s0)
-        } else {
-            let last = &el.chain[el.chain.len() - 1].1;
-            let (c1, s1) = self.start_of(last, vals)?;
-            if c1 < c0 {
-                reversed = true;
-                owned = reverse(el);
-                (&owned, s1)
-            } else {
+        let last = el.chain.last().map(|(_, n)| n);
+        // Only a bound end (cost 0) beats a key start (cost 1): no need to price the end
+        // otherwise (pricing a plain node counts the store's nodes, a store read).
+        let end_bound = last
+            .and_then(|n| n.var.as_ref())
+            .and_then(|v| self.slot(v))
+            .is_some_and(|v| self.bound[v]);
+        let (el, start) = match last {
+            Some(_) if c0 == 0 || (c0 == 1 && !end_bound) => {
                 reversed = false;
                 (el, s0)
+            }
+            None => {
+                reversed = false;
+                (el, s0)
+            }
+            Some(last) => {
+                let (c1, s1) = self.start_of(last, vals)?;
+                if c1 < c0 {
+                    reversed = true;
+                    owned = reverse(el);
+                    (&owned, s1)
+                } else {
+                    reversed = false;
+                    (el, s0)
+                }
             }
         };
         let key_known = matches!(start, Start::ByKey(_));

@@ -70,7 +70,8 @@ pub(crate) fn plan<'q>(
     let (Some(txn), Some(p)) = (ctx.snapshot(), next) else {
         return Ok(None);
     };
-    if optional || p.star {
+    // Only a DISTINCT or a counting projection is answered by a walk: decide that first.
+    if optional || p.star || !(p.distinct || super::project::aggregates(p)) {
         return Ok(None);
     }
     let [part] = parts else { return Ok(None) };
