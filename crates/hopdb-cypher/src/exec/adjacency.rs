@@ -99,10 +99,19 @@ pub(crate) fn path_query(rp: &RelPattern, max: u64) -> hopdb_database::PathQuery
     }
 }
 
+/// A node's relationships with the node at their other end, produced as they are read.
+pub(crate) type Rels<'c> = Box<dyn Iterator<Item = (RelRef, NodeKey)> + 'c>;
+
 /// The relationships from `key` in `dir` of `types` (any when empty), with the other end.
 pub(crate) fn expand(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Result<Vec<(RelRef, NodeKey)>> {
-    if let Some(out) = expand_projected(ctx, key, dir, types) {
-        return Ok(out);
+    Ok(expand_lazily(ctx, key, dir, types)?.collect())
+}
+
+/// [`expand`] as an iterator: from the projection, each relationship is made only when the
+/// matcher asks for it (a LIMIT stops after a hub's first few, not after all of them).
+pub(crate) fn expand_lazily<'c>(ctx: &'c Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Result<Rels<'c>> {
+    if let Some(rels) = expand_projected(ctx, key, dir, types) {
+        return Ok(rels);
     }
     let d = match dir {
         RelDirection::Right => Direction::Out,
@@ -144,12 +153,12 @@ pub(crate) fn expand(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[Strin
             }
         }
     }
-    Ok(out)
+    Ok(Box::new(out.into_iter()))
 }
 
-/// [`expand`] from the fresh projection of a read-only query (no store read), when every
-/// type asked for is listed there exactly as the store lists it; `None`: use the store.
-fn expand_projected(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Option<Vec<(RelRef, NodeKey)>> {
+/// [`expand_lazily`] from the fresh projection of a read-only query (no store read), when
+/// every type asked for is listed there exactly as the store lists it; `None`: use the store.
+fn expand_projected<'c>(ctx: &'c Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Option<Rels<'c>> {
     let fast = ctx.fast_adj()?;
     let ids = if types.is_empty() {
         if !fast.all_listable {
@@ -160,46 +169,44 @@ fn expand_projected(ctx: &Ctx, key: &NodeKey, dir: RelDirection, types: &[String
         Some(fast.type_ids(ctx.snapshot()?, types)?)
     };
     let p = &fast.proj;
-    let mut out = Vec::new();
     // Not in the snapshot: no relationships (the store's listing says the same).
-    let Some(u) = p.index_of_key(key) else { return Some(out) };
-    let mut list = |csr: &hopdb_database::Csr, outgoing: bool| {
-        for (i, &v) in csr.neighbors(u).iter().enumerate() {
-            // Under `Both` a self-loop is one relationship: taken from the outgoing side.
-            if !outgoing && v == u && dir == RelDirection::Both {
-                continue;
-            }
-            let ty = p.edge_type(csr.edge_key(u, i));
-            if ids.as_ref().is_some_and(|ids| !ids.contains(&ty)) {
-                continue;
-            }
-            let Some(Some(name)) = fast.types.get(ty as usize) else {
-                continue;
-            };
-            let other = p.key(v);
-            let (src, dst) = if outgoing {
-                (key.clone(), other.clone())
-            } else {
-                (other.clone(), key.clone())
-            };
-            let other = other.clone();
-            let rel = RelRef {
-                src,
-                ty: name.clone(),
-                dst,
-                edge_id: 0,
-                data: None,
-            };
-            out.push((rel, other));
-        }
+    let Some(u) = p.index_of_key(key) else {
+        return Some(Box::new(std::iter::empty()));
     };
-    match dir {
-        RelDirection::Right => list(p.out(), true),
-        RelDirection::Left => list(p.inc(), false),
-        RelDirection::Both => {
-            list(p.out(), true);
-            list(p.inc(), false);
-        }
-    }
-    Some(out)
+    let sides = [
+        (matches!(dir, RelDirection::Right | RelDirection::Both)).then(|| (p.out(), true)),
+        (matches!(dir, RelDirection::Left | RelDirection::Both)).then(|| (p.inc(), false)),
+    ];
+    let key = key.clone();
+    Some(Box::new(sides.into_iter().flatten().flat_map(
+        move |(csr, outgoing)| {
+            let ids = ids.clone();
+            let key = key.clone();
+            csr.neighbors(u).iter().enumerate().filter_map(move |(i, &v)| {
+                // Under `Both` a self-loop is one relationship: taken from the outgoing side.
+                if !outgoing && v == u && dir == RelDirection::Both {
+                    return None;
+                }
+                let ty = p.edge_type(csr.edge_key(u, i));
+                if ids.as_ref().is_some_and(|ids| !ids.contains(&ty)) {
+                    return None;
+                }
+                let name = fast.types.get(ty as usize)?.as_ref()?;
+                let other = p.key(v);
+                let (src, dst) = if outgoing {
+                    (key.clone(), other.clone())
+                } else {
+                    (other.clone(), key.clone())
+                };
+                let rel = RelRef {
+                    src,
+                    ty: name.clone(),
+                    dst,
+                    edge_id: 0,
+                    data: None,
+                };
+                Some((rel, other.clone()))
+            })
+        },
+    )))
 }

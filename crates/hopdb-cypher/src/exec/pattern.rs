@@ -134,7 +134,7 @@ enum Start {
     All,
 }
 
-impl Matcher<'_, '_, '_> {
+impl<'c> Matcher<'c, '_, '_> {
     fn slot(&self, v: &str) -> Option<usize> {
         self.names.iter().position(|n| n == v)
     }
@@ -641,8 +641,8 @@ impl Matcher<'_, '_, '_> {
     }
 
     /// The relationships of `rp` from node `key`, with the node at their other end.
-    fn expand(&self, key: &NodeKey, rp: &RelPattern) -> Result<Vec<(RelRef, NodeKey)>> {
-        expand(self.ctx, key, rp.direction, &rp.types)
+    fn expand(&self, key: &NodeKey, rp: &RelPattern) -> Result<super::adjacency::Rels<'c>> {
+        super::adjacency::expand_lazily(self.ctx, key, rp.direction, &rp.types)
     }
 
     fn shortest_part(&mut self, parts: &[PatternPart], i: usize, vals: &mut Vec<Value>, f: &mut Emit) -> Result<bool> {
