@@ -138,14 +138,9 @@ impl QueryEngine {
             // No columns (a query ending in an update, a standalone call of a void procedure).
             t.rows.clear();
         }
-        // In place: most result values (strings, numbers) need nothing.
+        // In place: the rows keep their vectors.
         for v in t.rows.iter_mut().flatten() {
-            if matches!(
-                v,
-                Value::Node(_) | Value::Relationship(_) | Value::Path(_) | Value::List(_) | Value::Map(_)
-            ) {
-                *v = ctx.materialize(std::mem::replace(v, Value::Null))?;
-            }
+            *v = ctx.materialize(std::mem::replace(v, Value::Null))?;
         }
         let rows = VecDeque::from(t.rows);
         let stats = ctx.stats;

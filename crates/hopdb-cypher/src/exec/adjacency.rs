@@ -2,7 +2,7 @@
 //! query's snapshot when it lists them exactly as the store would, else from the store
 //! (which a write transaction reads with its own changes).
 
-use super::ctx::Ctx;
+use super::ctx::{Ctx, FastAdj};
 use crate::ast::{RelDirection, RelPattern};
 use crate::error::Result;
 use crate::value::RelRef;
@@ -39,19 +39,26 @@ pub(crate) fn edge_between(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern)
     Ok(None)
 }
 
-/// [`edge_between`] from the fresh projection of a read-only query: a binary search in the
-/// sorted neighbour list of `a` (a shortest path's hops, named one by one) instead of a store
-/// read per type; `None` when a type asked for is not listed there exactly (use the store).
-fn edge_between_projected(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Option<Option<RelRef>> {
+/// The projection-backed adjacency when it lists every one of `types` (every type when empty)
+/// exactly as the store does, with those types' catalog ids (`None`: any type).
+fn listable<'c>(ctx: &'c Ctx, types: &[String]) -> Option<(&'c FastAdj, Option<Vec<u32>>)> {
     let fast = ctx.fast_adj()?;
-    let ids = if rp.types.is_empty() {
+    let ids = if types.is_empty() {
         if !fast.all_listable {
             return None;
         }
         None
     } else {
-        Some(fast.type_ids(ctx.snapshot()?, &rp.types)?)
+        Some(fast.type_ids(ctx.snapshot()?, types)?)
     };
+    Some((fast, ids))
+}
+
+/// [`edge_between`] from the fresh projection of a read-only query: a binary search in the
+/// sorted neighbour list of `a` (a shortest path's hops, named one by one) instead of a store
+/// read per type; `None` when a type asked for is not listed there exactly (use the store).
+fn edge_between_projected(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Option<Option<RelRef>> {
+    let (fast, ids) = listable(ctx, &rp.types)?;
     let p = &fast.proj;
     let (Some(u), Some(v)) = (p.index_of_key(a), p.index_of_key(b)) else {
         return Some(None);
@@ -159,15 +166,7 @@ pub(crate) fn expand_lazily<'c>(ctx: &'c Ctx, key: &NodeKey, dir: RelDirection, 
 /// [`expand_lazily`] from the fresh projection of a read-only query (no store read), when
 /// every type asked for is listed there exactly as the store lists it; `None`: use the store.
 fn expand_projected<'c>(ctx: &'c Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Option<Rels<'c>> {
-    let fast = ctx.fast_adj()?;
-    let ids = if types.is_empty() {
-        if !fast.all_listable {
-            return None;
-        }
-        None
-    } else {
-        Some(fast.type_ids(ctx.snapshot()?, types)?)
-    };
+    let (fast, ids) = listable(ctx, types)?;
     let p = &fast.proj;
     // Not in the snapshot: no relationships (the store's listing says the same).
     let Some(u) = p.index_of_key(key) else {

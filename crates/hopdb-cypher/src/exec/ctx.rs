@@ -138,6 +138,16 @@ impl<'t, 'p> Ctx<'t, 'p> {
             .as_ref()
     }
 
+    /// Whether node `key` exists as this query sees it: from the projection when it holds
+    /// the snapshot exactly, else by reading (and caching) the node, which the label and
+    /// property checks and the projection that follow then use without another read.
+    pub fn live(&self, key: &NodeKey) -> Result<bool> {
+        Ok(match self.fast_adj() {
+            Some(fast) => fast.proj.index_of_key(key).is_some(),
+            None => self.node(key)?.is_some(),
+        })
+    }
+
     /// The read-only snapshot, for the analytics layer's calls (`None` in a write transaction,
     /// whose own changes only the executor sees).
     pub fn snapshot(&self) -> Option<&ReadTxn> {

@@ -205,14 +205,7 @@ impl<'c> Matcher<'c, '_, '_> {
             Start::Keys(keys) | Start::ByKey(keys) => {
                 let mut out = Vec::with_capacity(keys.len());
                 for k in keys {
-                    let live = match self.ctx.fast_adj() {
-                        // The projection holds exactly the snapshot's live nodes.
-                        Some(fast) => fast.proj.index_of_key(&k).is_some(),
-                        // Read (and cache) the node itself: the label and property checks
-                        // and the projection that follow use it without another read.
-                        None => self.ctx.node(&k)?.is_some(),
-                    };
-                    if live {
+                    if self.ctx.live(&k)? {
                         out.push(Value::Node(NodeRef::new(k)));
                     }
                 }
@@ -346,11 +339,7 @@ impl<'c> Matcher<'c, '_, '_> {
             .and_then(|n| n.var.as_ref())
             .and_then(|v| self.slot(v))
             .is_some_and(|v| self.bound[v]);
-        let (el, start) = match last {
-            Some(_) if c0 == 0 || (c0 == 1 && !end_bound) => {
-                reversed = false;
-                (el, s0)
-            }
+        let (el, start) = match last.filter(|_| !(c0 == 0 || (c0 == 1 && !end_bound))) {
             None => {
                 reversed = false;
                 (el, s0)

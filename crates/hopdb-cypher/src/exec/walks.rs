@@ -168,6 +168,7 @@ pub(crate) fn plan<'q>(
     } else {
         return Ok(None);
     };
+    let one_per_node = super::one_per_node(p, end_var);
     Ok(Some(WalkPlan {
         start,
         start_var,
@@ -175,12 +176,9 @@ pub(crate) fn plan<'q>(
         var_length,
         end_var,
         exclude,
-        one_per_node: super::one_per_node(p, end_var),
-        direct: (super::one_per_node(p, end_var)
-            && p.order_by.is_empty()
-            && p.where_.is_none()
-            && matches!(mode, Mode::Distinct { .. }))
-        .then_some(p),
+        one_per_node,
+        direct: (one_per_node && p.order_by.is_empty() && p.where_.is_none() && matches!(mode, Mode::Distinct { .. }))
+            .then_some(p),
         mode,
     }))
 }
@@ -238,7 +236,7 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
         Mode::Distinct { limit } => {
             let ends = match (&plan.var_length, seeds.first()) {
                 // A start that does not exist matches nothing (the search would fail on it).
-                (Some((min, q)), Some(seed)) if !live(ctx, seed)? => Vec::new(),
+                (Some(_), Some(seed)) if !ctx.live(seed)? => Vec::new(),
                 (Some((min, q)), Some(seed)) => {
                     ctx.analytics
                         .var_length_endpoints_at(txn, seed, *min, q, limit, &ctx.control)?
@@ -308,36 +306,32 @@ fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) ->
     let take = limit.unwrap_or(usize::MAX);
     let var = [end_var.to_string()];
     let mut rows = Vec::with_capacity(ends.len().saturating_sub(skip).min(take));
+    // A projection names at least one item; `*` never comes here.
+    let Some((last, init)) = p.items.split_last() else {
+        return Ok(Table {
+            names,
+            rows: Vec::new(),
+        });
+    };
     for end in ends.into_iter().skip(skip).take(take) {
         let mut out = Vec::with_capacity(p.items.len());
-        let mut end = Some(end);
-        for (k, item) in p.items.iter().enumerate() {
-            let last = k + 1 == p.items.len();
-            let is_key = matches!(&item.expr, Expr::Property(_, key) if key == KEY_PROPERTY);
-            out.push(match (is_key && last, end.take()) {
-                (true, Some(NodeKey::Str(s))) => Value::String(s),
-                (true, Some(NodeKey::Int(i))) => Value::Int(i),
-                (_, Some(key)) => {
-                    let node = [Value::Node(NodeRef::new(key.clone()))];
-                    end = Some(key);
-                    eval(ctx, &item.expr, &Scope::row(&var, &node))?
-                }
-                (_, None) => Value::Null,
-            });
+        let node = [Value::Node(NodeRef::new(end))];
+        for item in init {
+            out.push(eval(ctx, &item.expr, &Scope::row(&var, &node))?);
         }
+        out.push(match (&last.expr, node) {
+            // The last item's `end._key` takes the key itself.
+            (Expr::Property(_, k), [Value::Node(n)]) if k == KEY_PROPERTY => match n.key {
+                NodeKey::Str(s) => Value::String(s),
+                NodeKey::Int(i) => Value::Int(i),
+            },
+            (e, node) => eval(ctx, e, &Scope::row(&var, &node))?,
+        });
         rows.push(out);
         ctx.check_rows(rows.len(), names.len())?;
     }
     ctx.fused.set(Some(matched));
     Ok(Table { names, rows })
-}
-
-/// Whether node `key` is in the query's snapshot (from the projection when it holds it).
-fn live(ctx: &Ctx, key: &NodeKey) -> Result<bool> {
-    Ok(match ctx.fast_adj() {
-        Some(fast) => fast.proj.index_of_key(key).is_some(),
-        None => ctx.read().has_node(key)?,
-    })
 }
 
 /// A value of the key's type (no allocation), for ordering keys of different types.
