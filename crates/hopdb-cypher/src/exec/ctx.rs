@@ -277,11 +277,10 @@ impl<'t, 'p> Ctx<'t, 'p> {
             return Ok(key_value(&n.key));
         }
         let node = self.live_node(n)?;
-        Ok(node
-            .props
-            .get(key)
-            .map(|v| stored_value(v.clone()))
-            .unwrap_or(Value::Null))
+        Ok(match node.props.get(key) {
+            Some(v) => stored_value_ref(v),
+            None => Value::Null,
+        })
     }
 
     /// A property of a relationship.
@@ -396,6 +395,19 @@ pub(crate) fn stored_value(v: hopdb_database::Value) -> Value {
         return t;
     }
     Value::from_store(v)
+}
+
+/// [`stored_value`] of a borrowed value: scalars are copied without cloning the container.
+pub(crate) fn stored_value_ref(v: &hopdb_database::Value) -> Value {
+    use hopdb_database::Value as S;
+    match v {
+        S::Null => Value::Null,
+        S::Bool(b) => Value::Bool(*b),
+        S::Int(i) => Value::Int(*i),
+        S::Float(f) => Value::Float(*f),
+        S::Str(s) => Value::String(s.clone()),
+        other => stored_value(other.clone()),
+    }
 }
 
 /// Stored properties as a Cypher map.

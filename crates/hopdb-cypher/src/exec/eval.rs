@@ -95,10 +95,14 @@ pub(crate) fn eval(ctx: &Ctx, e: &Expr, scope: &Scope) -> Result<Value> {
                 format!("variable `{v}` not defined"),
             )
         }),
-        Expr::Property(base, key) => {
-            let b = eval(ctx, base, scope)?;
-            property(ctx, &b, key)
-        }
+        Expr::Property(base, key) => match &**base {
+            // A variable's property reads the bound value in place (no clone of its key).
+            Expr::Variable(v) => match scope.get(v) {
+                Some(b) => property(ctx, b, key),
+                None => eval(ctx, base, scope),
+            },
+            _ => property(ctx, &eval(ctx, base, scope)?, key),
+        },
         Expr::List(items) => Ok(Value::List(
             items.iter().map(|i| eval(ctx, i, scope)).collect::<Result<_>>()?,
         )),
