@@ -79,8 +79,15 @@ fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
             obj.try_iter()?.map(|v| to_value(&v?)).collect::<PyResult<_>>()?,
         ));
     }
+    if crate::temporal::is_python_temporal(obj)? {
+        if let Some(v) =
+            crate::temporal::py_stored_temporal(obj).map_err(|e| InvalidArgument::new_err(e.to_string()))?
+        {
+            return Ok(v);
+        }
+    }
     Err(InvalidArgument::new_err(format!(
-        "a property value is None, bool, int, float, str, bytes, list or dict, not {}",
+        "a property value is None, bool, int, float, str, bytes, list, dict, or a datetime date, time, datetime or timedelta, not {}",
         obj.get_type().name()?
     )))
 }
@@ -110,6 +117,11 @@ pub(crate) fn opt_props(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Props> {
 }
 
 fn value_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
+    if matches!(v, Value::Map(m) if m.len() == 1) {
+        if let Some(t) = crate::temporal::stored_temporal_py(py, v)? {
+            return Ok(t);
+        }
+    }
     match v {
         Value::Null => Ok(py.None()),
         Value::Bool(b) => b.into_py_any(py),

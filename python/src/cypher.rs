@@ -3,7 +3,8 @@
 //!
 //! The query runs to its end with the GIL released (rows are buffered as engine values);
 //! values become Python objects as rows are read. Parameters are plain Python values: None,
-//! bool, int, float, str, bytes, list or tuple, dict with str keys.
+//! bool, int, float, str, bytes, list or tuple, dict with str keys, and the `datetime`
+//! module's date, time, datetime and timedelta (see `temporal.rs`).
 
 use hopdb_cypher::{Map, NodeRef, Params, QueryOptions, QueryStats, RelRef, Row, Value};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyOverflowError, PyTypeError};
@@ -21,7 +22,8 @@ use crate::graph::GraphHandle;
 impl GraphHandle {
     /// Runs one openCypher statement and returns its `QueryResult` (columns, rows, update
     /// counters, plan). `params` is a dict of the `$name` parameters: None, bool, int, float,
-    /// str, bytes, list/tuple and dict values. A statement that writes is one atomic
+    /// str, bytes, list/tuple, dict, and datetime.date / time / datetime / timedelta values
+    /// (temporal results come back as those types). A statement that writes is one atomic
     /// transaction. `timeout` (seconds) stops a long query with `CypherError`. Failures raise
     /// `CypherError` (code, line, column); a parameter of an unsupported type raises TypeError.
     /// The graph keeps one query engine, so a query text is planned once.
@@ -134,31 +136,18 @@ fn param_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
             obj.try_iter()?.map(|v| param_value(&v?)).collect::<PyResult<_>>()?,
         ));
     }
-    let datetime = obj.py().import("datetime")?;
-    let temporal = PyTuple::new(
-        obj.py(),
-        [
-            datetime.getattr("date")?,
-            datetime.getattr("time")?,
-            datetime.getattr("timedelta")?,
-        ],
-    )?;
-    if obj.is_instance(&temporal)? {
-        return Err(PyTypeError::new_err(format!(
-            "{} values are not supported as query parameters yet; pass an ISO 8601 string and \
-             convert it in the query (date($p), datetime($p), duration($p), ...)",
-            type_name(obj)
-        )));
+    if let Some(t) = crate::temporal::py_temporal(obj)? {
+        return Ok(t);
     }
     Err(PyTypeError::new_err(format!(
-        "a query parameter is None, bool, int, float, str, bytes, list, tuple or dict, not {}",
+        "a query parameter is None, bool, int, float, str, bytes, list, tuple, dict, or a datetime date, time, datetime or timedelta, not {}",
         type_name(obj)
     )))
 }
 
 /// An engine value as a Python object: nodes and relationships as `Node` / `Relationship`
 /// (or, with `dicts`, as their `to_dict()`), paths as alternating lists [node, rel, node, ...],
-/// temporal values as their Cypher string.
+/// temporal values as `datetime` objects (see `temporal.rs`).
 fn value_py(py: Python<'_>, v: &Value, dicts: bool) -> PyResult<Py<PyAny>> {
     match v {
         Value::Null => Ok(py.None()),
@@ -187,9 +176,10 @@ fn value_py(py: Python<'_>, v: &Value, dicts: bool) -> PyResult<Py<PyAny>> {
             }
             PyList::new(py, items)?.into_py_any(py)
         }
-        other => hopdb_cypher::temporal::to_cypher_string(other)
-            .unwrap_or_else(|| format!("{other:?}"))
-            .into_py_any(py),
+        other => match crate::temporal::temporal_py(py, other)? {
+            Some(t) => Ok(t),
+            None => format!("{other:?}").into_py_any(py),
+        },
     }
 }
 

@@ -40,9 +40,12 @@ impl GraphHandle {
 
     /// Bulk-loads files atomically (see `hopdb import --help`): neo4j-admin CSV `nodes` and
     /// `relationships` (lists of "[LABEL=]file,..." specs), `edge_lists` (paths), Parquet /
-    /// Arrow IPC tables, LightRAG GraphML files, GraphRAG output directories. Returns a dict
-    /// of counts and timings.
-    #[pyo3(signature = (*, nodes=Vec::new(), relationships=Vec::new(), edge_lists=Vec::new(), undirected=false, weighted=false, parquet_nodes=Vec::new(), parquet_edges=Vec::new(), graphml=Vec::new(), graphrag=Vec::new()))]
+    /// Arrow IPC tables, LightRAG GraphML files, GraphRAG output directories. CSV options as
+    /// neo4j-admin's: `multi_edges` (every relationship row its own relationship; default: rows
+    /// repeating a start, type and end merge and are listed in `report_file`),
+    /// `multiline_fields`, `id_group_keys` ("prefixed": `Group:id` keys, or "plain"),
+    /// `id_type` ("string" or "integer"). Returns a dict of counts and timings.
+    #[pyo3(signature = (*, nodes=Vec::new(), relationships=Vec::new(), edge_lists=Vec::new(), undirected=false, weighted=false, parquet_nodes=Vec::new(), parquet_edges=Vec::new(), graphml=Vec::new(), graphrag=Vec::new(), multi_edges=false, multiline_fields=false, id_group_keys="prefixed", id_type="string", report_file=std::path::PathBuf::from("import.report")))]
     #[allow(clippy::too_many_arguments)]
     fn import_files(
         &self,
@@ -56,9 +59,43 @@ impl GraphHandle {
         parquet_edges: Vec<String>,
         graphml: Vec<std::path::PathBuf>,
         graphrag: Vec<std::path::PathBuf>,
+        multi_edges: bool,
+        multiline_fields: bool,
+        id_group_keys: &str,
+        id_type: &str,
+        report_file: std::path::PathBuf,
     ) -> PyResult<Py<PyAny>> {
         use import::{parquet::Columns, parquet::TableInput, EdgeList, FileGroup, ImportSpec};
+        let csv = import::CsvOptions {
+            group_keys: match id_group_keys {
+                "prefixed" => import::GroupKeys::Prefixed,
+                "plain" => import::GroupKeys::Plain,
+                other => {
+                    return Err(InvalidArgument::new_err(format!(
+                        "id_group_keys is 'prefixed' or 'plain', not {other:?}"
+                    )))
+                }
+            },
+            id_type: match id_type {
+                "string" => import::IdType::String,
+                "integer" => import::IdType::Integer,
+                other => {
+                    return Err(InvalidArgument::new_err(format!(
+                        "id_type is 'string' or 'integer', not {other:?}"
+                    )))
+                }
+            },
+            multiline_fields,
+            temporal: Some(hopdb_cypher::temporal::import_value),
+            ..import::CsvOptions::default()
+        };
         let spec = ImportSpec {
+            csv,
+            multi_relationships: multi_edges,
+            bad: import::BadPolicy {
+                report: Some(report_file),
+                ..import::BadPolicy::default()
+            },
             nodes: nodes.iter().map(|s| FileGroup::parse(s)).collect(),
             relationships: relationships.iter().map(|s| FileGroup::parse(s)).collect(),
             edge_lists: edge_lists
@@ -90,6 +127,8 @@ impl GraphHandle {
         d.set_item("edges", r.edges)?;
         d.set_item("rows", r.rows)?;
         d.set_item("bad", r.bad)?;
+        d.set_item("merged_relationships", r.merged_relationships)?;
+        d.set_item("report_file", r.report_file)?;
         d.set_item("seconds", r.seconds)?;
         d.into_py_any(py)
     }

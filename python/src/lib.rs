@@ -21,6 +21,7 @@ mod errors;
 mod graph;
 mod io;
 mod lightrag;
+mod temporal;
 mod write;
 
 /// The Rust side's allocations (decoded records, key lists, traversal state) go to mimalloc:

@@ -41,26 +41,30 @@ def cache_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("HOPDB_NEO4J_CACHE") or os.path.expanduser("~/.cache/hopdb/neo4j-reference"))
 
 
-def unavailable_reason() -> Optional[str]:
-    """Why the reference Neo4j cannot be started here, or None when it can (as far as the tools go)."""
+def unavailable_reason(pom: pathlib.Path = POM) -> Optional[str]:
+    """Why the reference Neo4j cannot be started here, or None when it can (as far as the tools go).
+
+    `pom` is the Maven project whose jars are needed (neo4j_admin.py passes its own)."""
     if not shutil.which("java"):
         return "no java on PATH: the reference Neo4j 5.26 needs Java 17 or 21 (apt-get install openjdk-17-jdk-headless)"
-    if not shutil.which("mvn") and not _cached_classpath_file().exists():
+    if not shutil.which("mvn") and not _cached_classpath_file(pom).exists():
         return "no mvn on PATH: Maven resolves the reference Neo4j's jars from Maven Central (apt-get install maven)"
     return None
 
 
-def _cached_classpath_file() -> pathlib.Path:
-    digest = hashlib.sha256(POM.read_bytes()).hexdigest()[:16]
+def _cached_classpath_file(pom: pathlib.Path = POM) -> pathlib.Path:
+    digest = hashlib.sha256(pom.read_bytes()).hexdigest()[:16]
     return cache_dir() / f"classpath-{digest}.txt"
 
 
 _resolve_lock = threading.Lock()
 
 
-def classpath() -> str:
-    """The jars' classpath (Neo4j, apoc-common, apoc-core), resolved by Maven once and cached."""
-    cp_file = _cached_classpath_file()
+def classpath(pom: pathlib.Path = POM) -> str:
+    """The jars' classpath (Neo4j, apoc-common, apoc-core), resolved by Maven once and cached.
+
+    `pom` is another Maven project to resolve the same way (neo4j_admin.py's, with the import tool)."""
+    cp_file = _cached_classpath_file(pom)
     with _resolve_lock:
         if cp_file.exists():
             cp = cp_file.read_text().strip()
@@ -72,7 +76,7 @@ def classpath() -> str:
         cp_file.parent.mkdir(parents=True, exist_ok=True)
         tmp = cp_file.with_suffix(f".tmp{os.getpid()}")
         r = subprocess.run(
-            ["mvn", "-q", "-B", "-f", str(POM), "dependency:build-classpath", f"-Dmdep.outputFile={tmp}"],
+            ["mvn", "-q", "-B", "-f", str(pom), "dependency:build-classpath", f"-Dmdep.outputFile={tmp}"],
             capture_output=True,
             text=True,
             timeout=1800,

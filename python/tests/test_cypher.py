@@ -58,12 +58,47 @@ def test_errors_are_cypher_errors_with_a_neo4j_code():
         assert getattr(e, attr) is None or isinstance(getattr(e, attr), int)
 
 
+def test_temporal_values_are_python_datetime_values():
+    """Cypher's temporal types come back as datetime.date / time / datetime / timedelta (a named
+    zone as zoneinfo.ZoneInfo) and go in as parameters and as stored properties; what Python's
+    types cannot hold exactly (months in a duration, nanoseconds) comes back as its ISO text."""
+    from zoneinfo import ZoneInfo
+
+    g = hopdb.Graph()
+    stockholm = datetime.datetime(2024, 6, 1, 12, 30, 15, 250000, tzinfo=ZoneInfo("Europe/Stockholm"))
+    row = g.query(
+        "RETURN date('2024-02-29') AS d, localtime('08:15:30') AS lt, time('08:15+02:00') AS t, "
+        "localdatetime('2024-06-01T12:00') AS ldt, datetime('2024-06-01T12:30:15.25[Europe/Stockholm]') AS zdt, "
+        "datetime('2024-06-01T12:00-05:00') AS fixed, duration('P2DT3.0005S') AS dur, duration('P1M') AS months, "
+        "localtime('08:15:30.123456789') AS nanos"
+    ).to_dicts()[0]
+    assert row["d"] == datetime.date(2024, 2, 29)
+    assert row["lt"] == datetime.time(8, 15, 30)
+    assert row["t"] == datetime.time(8, 15, tzinfo=datetime.timezone(datetime.timedelta(hours=2)))
+    assert row["ldt"] == datetime.datetime(2024, 6, 1, 12, 0)
+    assert row["zdt"] == stockholm and row["zdt"].tzinfo == ZoneInfo("Europe/Stockholm")
+    assert row["fixed"].utcoffset() == datetime.timedelta(hours=-5)
+    assert row["dur"] == datetime.timedelta(days=2, seconds=3, microseconds=500)
+    assert (row["months"], row["nanos"]) == ("P1M", "08:15:30.123456789")
+    # Parameters, compared inside the query.
+    same = g.query(
+        "RETURN $d = date('2024-02-29'), $z = datetime('2024-06-01T12:30:15.25[Europe/Stockholm]'), "
+        "$z.timezone, $ldt = localdatetime('2024-06-01T12:00'), $dur = duration('P2DT3.0005S'), "
+        "$t = localtime('08:15:30')",
+        {"d": row["d"], "z": stockholm, "ldt": row["ldt"], "dur": row["dur"], "t": row["lt"]},
+    )[0]
+    assert same == (True, True, "Europe/Stockholm", True, True, True)
+    # Stored properties, through the native calls and through Cypher.
+    g.upsert_node("n", props={"born": datetime.date(1815, 12, 10), "at": stockholm, "span": datetime.timedelta(hours=5)})
+    props = g.node("n")["props"]
+    assert props == {"born": datetime.date(1815, 12, 10), "at": stockholm, "span": datetime.timedelta(hours=5)}
+    assert list(g.query("MATCH (n {_key: 'n'}) RETURN n.born.year, n.at.timezone, n.span.hours")) == [
+        (1815, "Europe/Stockholm", 5)
+    ]
+
+
 def test_unsupported_parameter_types_raise_type_error():
     g = hopdb.Graph()
-    with pytest.raises(TypeError, match=r"\$d: date values are not supported.*ISO 8601"):
-        g.query("RETURN $d", {"d": datetime.date(2024, 1, 2)})
-    with pytest.raises(TypeError, match="datetime values"):
-        g.query("RETURN $d", {"d": datetime.datetime.now()})
     with pytest.raises(TypeError, match=r"\$x: .*not object"):
         g.query("RETURN $x", {"x": [1, {"k": object()}]})
     with pytest.raises(TypeError, match="map keys are str"):

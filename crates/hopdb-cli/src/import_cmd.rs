@@ -45,7 +45,10 @@ pub struct ImportArgs {
     /// Edge lists: read the third column as the edge weight.
     #[arg(long)]
     pub weighted: bool,
-    /// Edge lists: keep repeated pairs as parallel edges (default: they merge into one).
+    /// Keep repeated relationships as parallel edges: the types this import creates are
+    /// multi-edge types, one relationship per CSV row or edge-list line, as neo4j-admin makes
+    /// them. Default: a type is simple (one relationship per start, type and end), repeated
+    /// rows merge into one, and each merged CSV row is listed in the report file.
     #[arg(long)]
     pub multi_edges: bool,
     /// Edge lists: the edge type.
@@ -73,9 +76,10 @@ pub struct ImportArgs {
     /// files and edge-type options).
     #[arg(long, value_name = "DIR")]
     pub from_export: Option<PathBuf>,
-    /// Keys of ids in `:ID(Group)` columns: `plain` (the id; groups must not share ids) or
-    /// `prefixed` (`Group:id`).
-    #[arg(long, default_value = "plain", value_parser = ["plain", "prefixed"])]
+    /// Keys of ids in `:ID(Group)` columns: `prefixed` (neo4j-admin's id spaces: the key is
+    /// `Group:id`, so groups may reuse ids; ids of no group are their own key) or `plain` (one
+    /// global id space: the id is the key, and groups must not share ids).
+    #[arg(long, default_value = "prefixed", value_parser = ["prefixed", "plain"])]
     pub id_group_keys: String,
     /// Skip relationships to ids no node file defines (listed in the report file).
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
@@ -87,9 +91,12 @@ pub struct ImportArgs {
     /// --skip flag is given).
     #[arg(long, value_name = "N")]
     pub bad_tolerance: Option<u64>,
-    /// Where skipped entries are listed.
+    /// Where skipped entries (and relationship rows merged into an earlier one) are listed.
     #[arg(long, default_value = "import.report")]
     pub report_file: PathBuf,
+    /// neo4j-admin's CSV options (same names, same meanings).
+    #[command(flatten)]
+    pub neo4j: Box<Neo4jAdminArgs>,
     /// Print the summary as one JSON line.
     #[arg(long)]
     pub json: bool,
@@ -99,6 +106,77 @@ pub struct ImportArgs {
     /// Parquet, Arrow IPC, GraphML and GraphRAG inputs.
     #[command(flatten)]
     pub formats: Box<FormatArgs>,
+}
+
+/// neo4j-admin `database import full` options a script may pass. Those about Neo4j's own
+/// machinery are accepted and have no effect (each says so).
+#[derive(Args)]
+pub struct Neo4jAdminArgs {
+    /// Quoted fields may hold line breaks. Without it such a field is an error naming its
+    /// file and line (neo4j-admin's default is false too).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub multiline_fields: Option<bool>,
+    /// A quoted empty string ("") sets no property, as an empty field does. Default: it is
+    /// the empty string.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub ignore_empty_strings: Option<bool>,
+    /// Ignore fields beyond the header's (each such row is listed in the report file).
+    /// Default: such a row is bad.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub ignore_extra_columns: Option<bool>,
+    /// Cut leading and trailing whitespace from unquoted values (quoted ones are kept as
+    /// written).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub trim_strings: Option<bool>,
+    /// A backslash-escaped quote (\") inside a quoted field is a quote.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub legacy_style_quoting: Option<bool>,
+    /// Replace the store: its contents are deleted once the import has succeeded (the new
+    /// store is built beside it and swapped in, so a failed import leaves the old one).
+    /// Default: the import adds to what the store holds.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub overwrite_destination: Option<bool>,
+    /// Memory for sorting the adjacency before it is written (e.g. 512M, 4G); beyond it
+    /// sorted runs spill to disk. A percentage (neo4j-admin's default, 90%) keeps HopDB's
+    /// default of 64 MiB.
+    #[arg(long, value_name = "SIZE")]
+    pub max_off_heap_memory: Option<String>,
+    /// Accepted for neo4j-admin scripts; no effect: HopDB stores every integer as 64 bits
+    /// and every float as a double, which is what neo4j-admin's default (true) does.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "true|false")]
+    pub normalize_types: Option<bool>,
+    /// Accepted for neo4j-admin scripts; no effect (HopDB's reader sizes its own buffer).
+    #[arg(long, value_name = "SIZE")]
+    pub read_buffer_size: Option<String>,
+    /// Accepted for neo4j-admin scripts; no effect (the import parses on one thread and
+    /// sorts and writes with the store's background threads).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<String>,
+    /// Accepted for neo4j-admin scripts; no effect.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "on|off|auto")]
+    pub high_parallel_io: Option<String>,
+}
+
+/// `512M`, `4G`, `1024` (bytes) -> bytes; `None` for a percentage.
+fn memory_size(s: &str) -> Result<Option<usize>> {
+    let t = s.trim();
+    if t.ends_with('%') {
+        return Ok(None);
+    }
+    let (num, mult) = match t.chars().last().map(|c| c.to_ascii_lowercase()) {
+        Some('k') => (&t[..t.len() - 1], 1usize << 10),
+        Some('m') => (&t[..t.len() - 1], 1 << 20),
+        Some('g') => (&t[..t.len() - 1], 1 << 30),
+        Some('t') => (&t[..t.len() - 1], 1 << 40),
+        _ => (t, 1),
+    };
+    let n: f64 = num
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n >= 0.0)
+        .with_context(|| format!("--max-off-heap-memory: '{s}' is not a size such as 512M, 4G or 90%"))?;
+    Ok(Some((n * mult as f64) as usize))
 }
 
 /// The inputs read by hopdb_import's parquet, graphml and graphrag modules.
@@ -151,11 +229,17 @@ pub struct FormatArgs {
     pub graphrag: Vec<PathBuf>,
 }
 
+/// A delimiter or quote option: one ASCII character, `TAB`, or neo4j-admin's `U+XXXX`.
 fn one_byte(what: &str, s: &str) -> Result<u8> {
-    match s {
-        "TAB" | "\\t" | "\t" => Ok(b'\t'),
+    let code = s
+        .strip_prefix("U+")
+        .or_else(|| s.strip_prefix("u+"))
+        .and_then(|h| u32::from_str_radix(h, 16).ok());
+    match (s, code) {
+        ("TAB" | "\\t" | "\t", _) => Ok(b'\t'),
+        (_, Some(c)) if c < 0x80 => Ok(c as u8),
         _ if s.len() == 1 => Ok(s.as_bytes()[0]),
-        _ => bail!("--{what} must be one ASCII character or TAB, not '{s}'"),
+        _ => bail!("--{what} must be one ASCII character, TAB or U+XXXX (ASCII), not '{s}'"),
     }
 }
 
@@ -208,6 +292,17 @@ fn spec(a: &ImportArgs) -> Result<ImportSpec> {
             } else {
                 GroupKeys::Plain
             },
+            multiline_fields: a.neo4j.multiline_fields.unwrap_or(false),
+            legacy_quoting: a.neo4j.legacy_style_quoting.unwrap_or(false),
+            ignore_empty_strings: a.neo4j.ignore_empty_strings.unwrap_or(false),
+            trim_strings: a.neo4j.trim_strings.unwrap_or(false),
+            temporal: Some(hopdb_cypher::temporal::import_value),
+            ignore_extra_columns: a.neo4j.ignore_extra_columns.unwrap_or(false),
+        },
+        multi_relationships: a.multi_edges,
+        memory_budget: match &a.neo4j.max_off_heap_memory {
+            Some(s) => memory_size(s)?.unwrap_or(0),
+            None => 0,
         },
         bad: BadPolicy {
             skip_duplicate_nodes: a.skip_duplicate_nodes.unwrap_or(false),
@@ -348,9 +443,25 @@ fn export_spec(dir: &Path, bad: BadPolicy) -> Result<ImportSpec> {
 pub fn run(a: &ImportArgs) -> Result<()> {
     let mut spec = spec(a)?;
     if let Some(d) = &a.from_export {
+        let temporal = spec.csv.temporal;
         spec = export_spec(d, spec.bad)?;
+        spec.csv.temporal = temporal;
     }
-    let g = Graph::open(&a.dir).with_context(|| format!("opening {}", a.dir.display()))?;
+    // --overwrite-destination: build the new store beside the old one and swap it in only
+    // once the import has succeeded.
+    let overwrite = a.neo4j.overwrite_destination.unwrap_or(false) && a.dir.exists();
+    let target = if overwrite {
+        let mut name = a.dir.file_name().unwrap_or_default().to_os_string();
+        name.push(".import-new");
+        let t = a.dir.with_file_name(name);
+        if t.exists() {
+            std::fs::remove_dir_all(&t).with_context(|| format!("removing the stale {}", t.display()))?;
+        }
+        t
+    } else {
+        a.dir.clone()
+    };
+    let g = Graph::open(&target).with_context(|| format!("opening {}", target.display()))?;
     let show = !a.quiet && !a.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let pb = ProgressBar::with_draw_target(
         None,
@@ -368,8 +479,20 @@ pub fn run(a: &ImportArgs) -> Result<()> {
     pb.enable_steady_tick(Duration::from_millis(200));
     let report = import::import(&g, &spec, &Bar(pb.clone()));
     pb.finish_and_clear();
-    let report = report.with_context(|| format!("importing into {}", a.dir.display()))?;
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => {
+            drop(g);
+            if overwrite {
+                let _ = std::fs::remove_dir_all(&target);
+            }
+            return Err(e).with_context(|| format!("importing into {}", a.dir.display()));
+        }
+    };
     drop(g);
+    if overwrite {
+        replace_store(&a.dir, &target)?;
+    }
     let disk = dir_bytes(&a.dir);
     if a.json {
         println!(
@@ -381,17 +504,26 @@ pub fn run(a: &ImportArgs) -> Result<()> {
                 "rows_per_second": report.rows_per_second(),
                 "input_bytes": report.input_bytes, "store_bytes": disk,
                 "nodes_merged": report.summary.nodes_merged, "implicit_nodes": report.summary.implicit_nodes,
+                "merged_relationships": report.merged_relationships,
             })
         );
     } else {
         println!(
-            "imported {} nodes and {} edges from {} rows in {:.2} s ({:.0} rows/s); {} bad entries{}; store {} on disk",
+            "imported {} nodes and {} edges from {} rows in {:.2} s ({:.0} rows/s); {} bad entries{}{}; store {} on disk",
             report.nodes,
             report.edges,
             report.rows,
             report.seconds,
             report.rows_per_second(),
             report.bad,
+            if report.merged_relationships > 0 {
+                format!(
+                    ", {} relationship rows merged into an earlier row's relationship (--multi-edges keeps every row)",
+                    report.merged_relationships
+                )
+            } else {
+                String::new()
+            },
             report
                 .report_file
                 .as_ref()
@@ -400,5 +532,20 @@ pub fn run(a: &ImportArgs) -> Result<()> {
             crate::human(disk),
         );
     }
+    Ok(())
+}
+
+/// Swaps the freshly imported store `new` in for `dir`: `dir` moves aside, `new` takes its
+/// name, and the old contents are deleted last.
+fn replace_store(dir: &Path, new: &Path) -> Result<()> {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(".import-old");
+    let old = dir.with_file_name(name);
+    if old.exists() {
+        std::fs::remove_dir_all(&old).with_context(|| format!("removing the stale {}", old.display()))?;
+    }
+    std::fs::rename(dir, &old).with_context(|| format!("moving {} aside", dir.display()))?;
+    std::fs::rename(new, dir).with_context(|| format!("moving the new store to {}", dir.display()))?;
+    std::fs::remove_dir_all(&old).with_context(|| format!("deleting the replaced store {}", old.display()))?;
     Ok(())
 }

@@ -39,6 +39,8 @@ pub(crate) struct BadLog {
     report_path: PathBuf,
     report: Option<std::io::BufWriter<std::fs::File>>,
     pub count: u64,
+    /// Entries listed by [`BadLog::note`].
+    pub notes: u64,
 }
 
 impl BadLog {
@@ -49,6 +51,7 @@ impl BadLog {
             report_path,
             report: None,
             count: 0,
+            notes: 0,
         }
     }
 
@@ -73,28 +76,49 @@ impl BadLog {
         let err = ImportError::Bad {
             file: file.to_owned(),
             line,
-            column,
+            column: column.clone(),
             reason,
         };
         if !self.skips(kind) {
             return Err(err);
         }
         self.count += 1;
+        self.write(&err)?;
+        let tolerance = self.policy.tolerance.unwrap_or(1000);
+        if self.count > tolerance {
+            self.flush()?;
+            let ImportError::Bad { reason, .. } = err else {
+                return Err(err);
+            };
+            return Err(ImportError::TooManyBad {
+                file: file.to_owned(),
+                line,
+                reason: match column {
+                    Some(c) => format!("column {c}: {reason}"),
+                    None => reason,
+                },
+                count: self.count,
+                tolerance,
+                report: self.report_path.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Lists an entry that was loaded differently from how it was written (e.g. merged into
+    /// an earlier one) in the report, without counting it as bad.
+    pub(crate) fn note(&mut self, file: &Path, line: u64, what: String) -> Result<()> {
+        self.notes += 1;
+        self.write(&format!("{}:{line}: {what}", file.display()))
+    }
+
+    fn write(&mut self, entry: &dyn std::fmt::Display) -> Result<()> {
         if self.report.is_none() {
             let f = std::fs::File::create(&self.report_path).map_err(io(&self.report_path))?;
             self.report = Some(std::io::BufWriter::new(f));
         }
         if let Some(w) = self.report.as_mut() {
-            writeln!(w, "{err}").map_err(io(&self.report_path))?;
-        }
-        let tolerance = self.policy.tolerance.unwrap_or(1000);
-        if self.count > tolerance {
-            self.flush()?;
-            return Err(ImportError::TooManyBad {
-                count: self.count,
-                tolerance,
-                report: self.report_path.clone(),
-            });
+            writeln!(w, "{entry}").map_err(io(&self.report_path))?;
         }
         Ok(())
     }

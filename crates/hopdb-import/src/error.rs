@@ -18,8 +18,14 @@ pub enum ImportError {
         reason: String,
     },
     /// More bad lines than `--bad-tolerance` allows (they are listed in the report file).
-    #[error("{count} bad entries, more than the tolerance of {tolerance} (see {report}); nothing was imported")]
+    #[error("{file}:{line}: {reason}: bad entry number {count}, more than the tolerance of {tolerance} (all are listed in {report}); nothing was imported")]
     TooManyBad {
+        /// The file of the entry that crossed the tolerance.
+        file: PathBuf,
+        /// Its line.
+        line: u64,
+        /// What is wrong with it (with its column, when one is at fault).
+        reason: String,
         /// Bad entries met so far.
         count: u64,
         /// The tolerance they passed.

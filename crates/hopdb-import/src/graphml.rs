@@ -29,7 +29,7 @@ use crate::Run;
 use hopdb_core::{EdgeTypeOptions, Error as StoreError, NodeKey, Props, Value};
 use quick_xml::events::{BytesStart, Event};
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -64,14 +64,11 @@ impl<R: BufRead> BufRead for Lines<R> {
     }
 }
 
-type XmlReader = quick_xml::Reader<Lines<BufReader<Box<dyn Read + Send>>>>;
+type XmlReader = quick_xml::Reader<Lines<Box<dyn BufRead + Send>>>;
 
 fn open(path: &Path, bytes: Arc<AtomicU64>) -> Result<XmlReader> {
     let r = crate::input::open(path, bytes)?;
-    let mut x = quick_xml::Reader::from_reader(Lines {
-        inner: BufReader::with_capacity(1 << 16, r),
-        lines: 0,
-    });
+    let mut x = quick_xml::Reader::from_reader(Lines { inner: r, lines: 0 });
     x.config_mut().expand_empty_elements = false;
     Ok(x)
 }

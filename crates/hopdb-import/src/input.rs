@@ -2,7 +2,7 @@
 //! reader counts the (compressed) bytes it has consumed so progress can show a rate and ETA.
 
 use crate::error::{io, Result};
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -22,7 +22,7 @@ impl<R: Read> Read for Counting<R> {
 }
 
 /// Opens `path`, decompressing gzip transparently. `read` is advanced by the file bytes read.
-pub fn open(path: &Path, read: Arc<AtomicU64>) -> Result<Box<dyn Read + Send>> {
+pub fn open(path: &Path, read: Arc<AtomicU64>) -> Result<Box<dyn BufRead + Send>> {
     let mut f = std::fs::File::open(path).map_err(io(path))?;
     let mut magic = [0u8; 2];
     let n = f.read(&mut magic).map_err(io(path))?;

@@ -23,6 +23,7 @@
 //! ```
 
 mod bad;
+mod csvread;
 pub mod edgelist;
 mod error;
 pub mod export;
@@ -36,13 +37,14 @@ pub use bad::{BadKind, BadPolicy};
 pub use edgelist::EdgeList;
 pub use error::{ImportError, Result};
 pub use export::{csv_export_spec, export_csv, CsvExport};
-pub use neo4j::{CsvOptions, GroupKeys, IdType};
+pub use neo4j::{CsvOptions, GroupKeys, IdType, TemporalParser};
 
 use bad::BadLog;
 use hopdb_core::{
-    BulkLoader, BulkOptions, BulkSummary, EdgeTypeOptions, Error as StoreError, Graph, MissingEndpoints, NodeKey, Props,
+    BulkLoader, BulkOptions, BulkSummary, EdgeTypeOptions, Error as StoreError, Graph, GraphRead, MissingEndpoints,
+    NodeKey, Props,
 };
-use neo4j::{key_of, row_props, Col, Header, RowCtx};
+use neo4j::{id_property, key_of, row_props, Col, Field, Header, RowCtx};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -57,6 +59,12 @@ pub struct FileGroup {
     pub spec: Option<String>,
     /// The files, read in order as one table under the first one's header.
     pub files: Vec<PathBuf>,
+    /// Property columns that hold JSON text whatever their header says (a `hopdb export`
+    /// manifest's `json_columns`).
+    pub json_columns: Vec<String>,
+    /// The property column that is the edge weight (a `hopdb export` manifest's
+    /// `weight_column`).
+    pub weight_column: Option<String>,
 }
 
 impl FileGroup {
@@ -65,6 +73,8 @@ impl FileGroup {
         FileGroup {
             spec: spec.map(str::to_string),
             files,
+            json_columns: Vec::new(),
+            weight_column: None,
         }
     }
 
@@ -77,6 +87,8 @@ impl FileGroup {
         FileGroup {
             spec,
             files: files.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect(),
+            json_columns: Vec::new(),
+            weight_column: None,
         }
     }
 }
@@ -105,6 +117,15 @@ pub struct ImportSpec {
     pub graphml: Vec<PathBuf>,
     /// Microsoft GraphRAG output directories (see [`graphrag`]).
     pub graphrag: Vec<PathBuf>,
+    /// The relationship types this import creates from CSV files are multi-edge types: every
+    /// row is its own relationship, as neo4j-admin makes them (`--multi-edges`). Otherwise they
+    /// are simple (one relationship per start, type and end) and rows repeating an earlier
+    /// one are merged into it, counted in [`ImportReport::merged_relationships`] and listed
+    /// in the report file.
+    pub multi_relationships: bool,
+    /// Bytes of adjacency sorted in memory before a run spills to disk (0: the store's
+    /// default; see [`hopdb_core::BulkOptions::memory_budget`]).
+    pub memory_budget: usize,
 }
 
 /// Progress of a running import (the CLI draws a bar; libraries can ignore it).
@@ -132,6 +153,9 @@ pub struct ImportReport {
     pub rows: u64,
     /// Bad entries skipped.
     pub bad: u64,
+    /// CSV relationship rows merged into an earlier row's relationship (a simple type keeps
+    /// one per start, type and end); each is listed in the report file.
+    pub merged_relationships: u64,
     /// The report file that lists the skipped entries, when one was written.
     pub report_file: Option<PathBuf>,
     /// Total input size: files on disk (compressed or not) plus in-memory tables.
@@ -160,6 +184,8 @@ pub(crate) struct Run<'a, 'g> {
     pub progress: &'a dyn Progress,
     /// Id groups defined by node files (for `:START_ID(Group)` checks).
     pub groups: HashSet<String>,
+    /// Rows of CSV relationship files that repeat an earlier row's simple edge.
+    pub parallel: Parallel,
 }
 
 impl Run<'_, '_> {
@@ -181,6 +207,103 @@ impl Run<'_, '_> {
     pub(crate) fn tick(&self) {
         self.progress
             .update(self.bytes.load(Ordering::Relaxed), self.load.rows());
+    }
+}
+
+/// Finds CSV relationship rows that repeat an earlier row's (start, type, end) of a simple
+/// type: the store keeps one relationship for them where neo4j-admin makes one per row, so
+/// each is listed in the report. Each row appends 16 bytes (a 64-bit hash of its edge and
+/// where it is), sorted once at the end: sequential writes instead of a hash-table probe per
+/// row. A hash collision could only list a row wrongly, never change what is stored.
+pub(crate) struct Parallel {
+    /// Options of each edge type as this import will have it (store, then import options).
+    types: HashMap<String, EdgeTypeOptions>,
+    default: EdgeTypeOptions,
+    /// (edge hash, file index << 48 | line) per row of a simple type.
+    rows: Vec<(u64, u64)>,
+    hasher: foldhash::fast::FixedState,
+    files: Vec<PathBuf>,
+    /// The path buffer of the last row's file and its index in `files`.
+    last: (*const u8, u64),
+    /// Rows merged into an earlier one.
+    pub merged: u64,
+}
+
+const LINE_BITS: u64 = 48;
+
+impl Parallel {
+    fn new(types: HashMap<String, EdgeTypeOptions>, default: EdgeTypeOptions) -> Self {
+        Parallel {
+            types,
+            default,
+            rows: Vec::new(),
+            // A fixed seed: the same edge hashes the same on every row.
+            hasher: foldhash::fast::FixedState::with_seed(0x5eed),
+            files: Vec::new(),
+            last: (std::ptr::null(), 0),
+            merged: 0,
+        }
+    }
+
+    /// A relationship row's entry, `None` for a multi-edge type (kept with [`Parallel::add`]
+    /// once the row is loaded).
+    fn entry(&mut self, src: &NodeKey, ty: &str, dst: &NodeKey, ctx: &RowCtx) -> Option<(u64, u64)> {
+        use std::hash::BuildHasher;
+        let o = self.types.get(ty).copied().unwrap_or(self.default);
+        if o.multi {
+            return None;
+        }
+        let (a, b) = if o.undirected && dst < src {
+            (dst, src)
+        } else {
+            (src, dst)
+        };
+        // Rows of one file come together: compare the path only when the row's file changes
+        // (a path comparison walks its components).
+        let at = ctx.file.as_os_str().as_encoded_bytes().as_ptr();
+        if self.last.0 != at {
+            let i = match self.files.iter().position(|f| f == ctx.file) {
+                Some(i) => i,
+                None => {
+                    self.files.push(ctx.file.to_owned());
+                    self.files.len() - 1
+                }
+            };
+            self.last = (at, i as u64);
+        }
+        let place = self.last.1 << LINE_BITS | (ctx.line & ((1 << LINE_BITS) - 1));
+        Some((self.hasher.hash_one((a, ty, b)), place))
+    }
+
+    fn add(&mut self, entry: Option<(u64, u64)>) {
+        self.rows.extend(entry);
+    }
+
+    /// Lists every row that repeats an earlier one in the report, in file and line order.
+    fn report(&mut self, bad: &mut BadLog) -> Result<()> {
+        let mut rows = std::mem::take(&mut self.rows);
+        rows.sort_unstable();
+        let mut repeats: Vec<(u64, u64)> = Vec::new();
+        for run in rows.chunk_by(|x, y| x.0 == y.0) {
+            repeats.extend(run[1..].iter().map(|r| (r.1, run[0].1)));
+        }
+        repeats.sort_unstable();
+        self.merged = repeats.len() as u64;
+        let place = |p: u64| (&self.files[(p >> LINE_BITS) as usize], p & ((1 << LINE_BITS) - 1));
+        for (at, first) in repeats {
+            let ((file, line), (first_file, first_line)) = (place(at), place(first));
+            bad.note(
+                file,
+                line,
+                format!(
+                    "a relationship that repeats {}:{first_line} (same start, type and end) was merged into it: \
+                     its type is simple, one relationship per start, type and end (--multi-edges keeps one \
+                     per row, as neo4j-admin does)",
+                    first_file.display()
+                ),
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -250,6 +373,7 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     };
     let mut type_options: hopdb_core::BulkOptions = BulkOptions {
         missing_endpoints,
+        memory_budget: spec.memory_budget,
         ..BulkOptions::default()
     };
     for (k, v) in &spec.type_options {
@@ -269,6 +393,15 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
             .entry(graphrag::EDGE_TYPE.into())
             .or_insert(graphrag::TYPE_OPTIONS);
     }
+    let mut known_types: HashMap<String, EdgeTypeOptions> =
+        type_options.type_options.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    for (t, _) in g.read().edge_types()? {
+        known_types.insert(t.name.to_string(), t.options);
+    }
+    if spec.multi_relationships {
+        type_options.default_type.multi = true;
+    }
+    let parallel = Parallel::new(known_types, type_options.default_type);
     let mut run = Run {
         load: g.bulk_load(type_options)?,
         bad: BadLog::new(spec.bad.clone()),
@@ -276,9 +409,10 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
         bytes: Arc::new(AtomicU64::new(0)),
         progress,
         groups: HashSet::new(),
+        parallel,
     };
-    for grp in &spec.nodes {
-        read_group(&mut run, grp, true)?;
+    for (i, grp) in spec.nodes.iter().enumerate() {
+        read_group(&mut run, grp, i, true)?;
     }
     for t in &spec.parquet_nodes {
         parquet::read(&mut run, t, true)?;
@@ -289,8 +423,8 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     for d in &graphrag_files {
         graphrag::read_nodes(&mut run, d)?;
     }
-    for grp in &spec.relationships {
-        read_group(&mut run, grp, false)?;
+    for (i, grp) in spec.relationships.iter().enumerate() {
+        read_group(&mut run, grp, i, false)?;
     }
     for t in &spec.parquet_edges {
         parquet::read(&mut run, t, false)?;
@@ -304,6 +438,7 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     for e in &spec.edge_lists {
         edgelist::read(&mut run, e)?;
     }
+    run.parallel.report(&mut run.bad)?;
     run.bad.flush()?;
     run.tick();
     let parse_seconds = started.elapsed().as_secs_f64();
@@ -315,6 +450,7 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
         edges: summary.edges_created + summary.edges_replayed,
         rows,
         bad: run.bad.count,
+        merged_relationships: run.parallel.merged,
         report_file: run.bad.report_path().map(Path::to_path_buf),
         input_bytes,
         seconds: started.elapsed().as_secs_f64(),
@@ -323,48 +459,11 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     })
 }
 
-/// Counts one byte value in what passes through (the quote character: an odd count at the
-/// end of a file means a quoted field was never closed, which the CSV reader would otherwise
-/// accept as a field running to the end of the file).
-struct ByteCount<R> {
-    inner: R,
-    byte: u8,
-    count: Arc<AtomicU64>,
-}
-
-impl<R: std::io::Read> std::io::Read for ByteCount<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let c = buf[..n].iter().filter(|&&b| b == self.byte).count();
-        self.count.fetch_add(c as u64, Ordering::Relaxed);
-        Ok(n)
-    }
-}
-
-fn csv_reader(run: &Run, file: &Path, quotes: Arc<AtomicU64>) -> Result<csv::Reader<Box<dyn std::io::Read + Send>>> {
-    let r: Box<dyn std::io::Read + Send> = Box::new(ByteCount {
-        inner: input::open(file, run.bytes.clone())?,
-        byte: run.spec.csv.quote,
-        count: quotes,
-    });
-    Ok(csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .delimiter(run.spec.csv.delimiter)
-        .quote(run.spec.csv.quote)
-        .buffer_capacity(1 << 20)
-        .from_reader(r))
-}
-
-fn utf8<'r>(
-    rec: &'r csv::ByteRecord,
-    ctx: &RowCtx,
-    header: Option<&Header>,
-) -> std::result::Result<Vec<&'r str>, ImportError> {
-    rec.iter()
-        .enumerate()
-        .map(|(i, f)| {
-            std::str::from_utf8(f).map_err(|_| ImportError::Bad {
+fn field_strs<'r>(rec: &'r csvread::Record, ctx: &RowCtx, header: Option<&Header>) -> Result<Vec<Field<'r>>> {
+    (0..rec.len())
+        .map(|i| {
+            let (bytes, quoted) = rec.field(i);
+            let text = std::str::from_utf8(bytes).map_err(|_| ImportError::Bad {
                 file: ctx.file.to_owned(),
                 line: ctx.line,
                 column: Some(
@@ -373,50 +472,69 @@ fn utf8<'r>(
                         .unwrap_or_else(|| (i + 1).to_string()),
                 ),
                 reason: "not valid UTF-8".into(),
-            })
+            })?;
+            Ok(Field { text, quoted })
         })
         .collect()
 }
 
+/// A record whose quoting cannot be read: a bad entry at its line and column.
+fn quoting_error(
+    run: &mut Run,
+    header: Option<&Header>,
+    file: &Path,
+    line: u64,
+    field: usize,
+    why: &str,
+) -> Result<()> {
+    let column = header.and_then(|h| h.names.get(field).cloned());
+    run.bad.bad(BadKind::Malformed, file, line, column, why.into())
+}
+
 /// Reads the files of one `--nodes` / `--relationships` group.
-fn read_group(run: &mut Run, grp: &FileGroup, nodes: bool) -> Result<()> {
+fn read_group(run: &mut Run, grp: &FileGroup, index: usize, nodes: bool) -> Result<()> {
     let mut header: Option<Header> = None;
     let spec_labels: Vec<String> = match (&grp.spec, nodes) {
         (Some(s), true) => s.split(':').filter(|l| !l.is_empty()).map(str::to_string).collect(),
         _ => Vec::new(),
     };
     let spec_type = if nodes { None } else { grp.spec.clone() };
-    let mut rec = csv::ByteRecord::new();
+    let csv = &run.spec.csv;
+    let dialect = csvread::Dialect {
+        delimiter: csv.delimiter,
+        quote: csv.quote,
+        multiline: csv.multiline_fields,
+        legacy_quoting: csv.legacy_quoting,
+    };
+    let mut rec = csvread::Record::default();
+    let mut rows = 0u64;
     for file in &grp.files {
-        let quotes = Arc::new(AtomicU64::new(0));
-        let mut rdr = csv_reader(run, file, quotes.clone())?;
-        let mut last_line = 0;
+        let mut rdr = csvread::Reader::new(input::open(file, run.bytes.clone())?, dialect);
         loop {
-            match rdr.read_byte_record(&mut rec) {
-                Ok(false) => {
-                    if quotes.load(Ordering::Relaxed) % 2 == 1 {
-                        let ctx = RowCtx { file, line: last_line };
-                        ctx.malformed(
-                            &mut run.bad,
-                            None,
-                            "a quoted field is never closed (it runs to the end of the file)".into(),
-                        )?;
-                    }
+            match rdr.read(&mut rec) {
+                Ok(false) => break,
+                Ok(true) => {}
+                Err(csvread::ReadError::Io(e)) => {
+                    return Err(ImportError::Io {
+                        path: file.clone(),
+                        source: e,
+                    })
+                }
+                Err(csvread::ReadError::Multiline { line, field }) => {
+                    let why = "a quoted field runs past the end of its line (pass --multiline-fields=true if fields hold line breaks)";
+                    quoting_error(run, header.as_ref(), file, line, field, why)?;
+                    // The rest of the file cannot be split into records reliably.
                     break;
                 }
-                Ok(true) => {}
-                Err(e) => {
-                    let line = e.position().map_or(0, |p| p.line());
-                    let ctx = RowCtx { file, line };
-                    ctx.malformed(&mut run.bad, None, format!("unreadable CSV: {e}"))?;
-                    // The reader cannot resynchronise after a quoting error: the file ends here.
+                Err(csvread::ReadError::Unclosed { line, field }) => {
+                    let why = "a quoted field is never closed (it runs to the end of the file)";
+                    quoting_error(run, header.as_ref(), file, line, field, why)?;
                     break;
                 }
             }
-            let line = rec.position().map_or(0, |p| p.line());
-            last_line = line;
+            let line = rec.line;
             let ctx = RowCtx { file, line };
-            let fields = match utf8(&rec, &ctx, header.as_ref()) {
+            let fields = match field_strs(&rec, &ctx, header.as_ref()) {
                 Ok(f) => f,
                 Err(ImportError::Bad { column, reason, .. }) => {
                     run.bad.bad(bad::BadKind::Malformed, file, line, column, reason)?;
@@ -425,12 +543,14 @@ fn read_group(run: &mut Run, grp: &FileGroup, nodes: bool) -> Result<()> {
                 Err(e) => return Err(e),
             };
             let Some(h) = header.as_ref() else {
-                let h = Header::parse(&fields).map_err(|(i, reason)| ImportError::Bad {
+                let names: Vec<&str> = fields.iter().map(|f| f.text).collect();
+                let mut h = Header::parse(&names).map_err(|(i, reason)| ImportError::Bad {
                     file: file.clone(),
                     line,
-                    column: Some(fields.get(i).map_or_else(|| (i + 1).to_string(), |s| s.to_string())),
+                    column: Some(names.get(i).map_or_else(|| (i + 1).to_string(), |s| s.to_string())),
                     reason,
                 })?;
+                h.apply(&grp.json_columns, grp.weight_column.as_deref());
                 check_header(run, &h, nodes, spec_type.is_some(), file)?;
                 if nodes {
                     if let Some(Col::Id { group: Some(g), .. }) = h.cols.iter().find(|c| matches!(c, Col::Id { .. })) {
@@ -440,16 +560,36 @@ fn read_group(run: &mut Run, grp: &FileGroup, nodes: bool) -> Result<()> {
                 header = Some(h);
                 continue;
             };
-            if fields.len() != h.cols.len() {
-                ctx.malformed(
-                    &mut run.bad,
-                    None,
-                    format!("{} fields where the header has {}", fields.len(), h.cols.len()),
-                )?;
-                continue;
+            if fields.len() > h.cols.len() {
+                let extra = format!(
+                    "{} fields where the header has {} (extra: '{}')",
+                    fields.len(),
+                    h.cols.len(),
+                    fields[h.cols.len()].text
+                );
+                if !run.spec.csv.ignore_extra_columns {
+                    ctx.malformed(
+                        &mut run.bad,
+                        None,
+                        format!("{extra}; --ignore-extra-columns ignores them"),
+                    )?;
+                    continue;
+                }
+                run.bad
+                    .note(file, line, format!("{extra}: ignored (--ignore-extra-columns)"))?;
             }
+            // Missing trailing fields are absent values (neo4j-admin).
+            let mut fields = fields;
+            fields.resize(
+                h.cols.len(),
+                Field {
+                    text: "",
+                    quoted: false,
+                },
+            );
+            rows += 1;
             if nodes {
-                node_row(run, h, &fields, &spec_labels, &ctx)?;
+                node_row(run, h, &fields, &spec_labels, (index, rows), &ctx)?;
             } else {
                 rel_row(run, h, &fields, spec_type.as_deref(), &ctx)?;
             }
@@ -471,8 +611,8 @@ fn check_header(run: &Run, h: &Header, nodes: bool, has_type: bool, file: &Path)
         })
     };
     if nodes {
-        if h.count(|c| matches!(c, Col::Id { .. })) != 1 {
-            return bad("a node header needs exactly one :ID column".into());
+        if h.count(|c| matches!(c, Col::Id { .. })) > 1 {
+            return bad("a node header has more than one :ID column".into());
         }
         if h.count(|c| matches!(c, Col::StartId { .. } | Col::EndId { .. } | Col::Type | Col::Weight)) > 0 {
             return bad("a node header cannot have :START_ID, :END_ID, :TYPE or :WEIGHT".into());
@@ -502,42 +642,65 @@ fn column_name(h: &Header, i: usize) -> Option<&str> {
     h.names.get(i).map(String::as_str)
 }
 
-fn node_row(run: &mut Run, h: &Header, fields: &[&str], spec_labels: &[String], ctx: &RowCtx) -> Result<()> {
+/// The key of a node row of a file without an `:ID` column (nodes nothing refers to):
+/// `_:N:R` for the R-th row of the N-th `--nodes` group (1-based), a scheme no id of a
+/// neo4j-admin file produces unless written that way on purpose.
+fn anonymous_key(group: usize, row: u64) -> NodeKey {
+    NodeKey::Str(format!("_:{}:{row}", group + 1))
+}
+
+fn node_row(
+    run: &mut Run,
+    h: &Header,
+    fields: &[Field],
+    spec_labels: &[String],
+    (group_index, row): (usize, u64),
+    ctx: &RowCtx,
+) -> Result<()> {
     let mut key = None;
     let mut labels: Vec<&str> = spec_labels.iter().map(String::as_str).collect();
     let mut props = Props::new();
-    let ad = run.spec.csv.array_delimiter as char;
-    for (i, (col, raw)) in h.cols.iter().zip(fields).enumerate() {
+    let csv = &run.spec.csv;
+    let ad = csv.array_delimiter as char;
+    let mut has_id = false;
+    for (i, (col, f)) in h.cols.iter().zip(fields).enumerate() {
+        let raw = f.text;
         match col {
             Col::Id { group, prop } => {
+                has_id = true;
                 if raw.is_empty() {
                     return ctx.malformed(&mut run.bad, column_name(h, i), "empty node id".into());
                 }
-                match key_of(&run.spec.csv, group.as_deref(), raw) {
+                match key_of(csv, group.as_deref(), raw) {
                     Ok(k) => key = Some(k),
                     Err(e) => return ctx.malformed(&mut run.bad, column_name(h, i), e),
                 }
-                if let Some(p) = prop {
-                    props.insert(p.clone(), hopdb_core::Value::Str(raw.to_string()));
+                if let Some(p) = prop.as_ref().filter(|p| *p != neo4j::KEY_COLUMN) {
+                    props.insert(p.clone(), id_property(csv, raw));
                 }
             }
-            Col::Label => labels.extend(raw.split(ad).filter(|l| !l.is_empty())),
+            Col::Label => labels.extend(raw.split(ad).map(str::trim).filter(|l| !l.is_empty())),
             _ => {}
         }
     }
-    if let Err((i, e)) = row_props(h, fields, ad, &mut props) {
+    if let Err((i, e)) = row_props(h, fields, csv, &mut props) {
         return ctx.malformed(&mut run.bad, column_name(h, i), e);
     }
-    let Some(key) = key else { return Ok(()) };
+    let key = match key {
+        Some(k) => k,
+        None if !has_id => anonymous_key(group_index, row),
+        None => return Ok(()),
+    };
     run.add_node(key, &labels, props, ctx)
 }
 
-fn rel_row(run: &mut Run, h: &Header, fields: &[&str], spec_type: Option<&str>, ctx: &RowCtx) -> Result<()> {
+fn rel_row(run: &mut Run, h: &Header, fields: &[Field], spec_type: Option<&str>, ctx: &RowCtx) -> Result<()> {
     let (mut src, mut dst): (Option<NodeKey>, Option<NodeKey>) = (None, None);
     let mut ty = spec_type.map(str::to_string);
     let mut weight = None;
     let mut props = Props::new();
-    for (i, (col, raw)) in h.cols.iter().zip(fields).enumerate() {
+    for (i, (col, f)) in h.cols.iter().zip(fields).enumerate() {
+        let raw = f.text;
         let slot = match col {
             Col::StartId { group } => Some((&mut src, group)),
             Col::EndId { group } => Some((&mut dst, group)),
@@ -583,14 +746,18 @@ fn rel_row(run: &mut Run, h: &Header, fields: &[&str], spec_type: Option<&str>, 
     let Some(ty) = ty else {
         return ctx.malformed(&mut run.bad, Some(":TYPE"), "no relationship type".into());
     };
-    if let Err((i, e)) = row_props(h, fields, run.spec.csv.array_delimiter as char, &mut props) {
+    if let Err((i, e)) = row_props(h, fields, &run.spec.csv, &mut props) {
         return ctx.malformed(&mut run.bad, column_name(h, i), e);
     }
     let (Some(src), Some(dst)) = (src, dst) else {
         return Ok(());
     };
+    let entry = run.parallel.entry(&src, &ty, &dst, ctx);
     match run.load.add_edge(src, &ty, dst, weight, props) {
-        Ok(()) => Ok(()),
+        Ok(()) => {
+            run.parallel.add(entry);
+            Ok(())
+        }
         Err(StoreError::NodeNotFound { key }) => run.bad.bad(
             BadKind::BadRelationship,
             ctx.file,

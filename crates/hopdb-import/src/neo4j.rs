@@ -12,6 +12,11 @@ use hopdb_core::{NodeKey, Props, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The name of a named `:ID` column that is the node key itself and not also a property:
+/// the name HopDB's Cypher gives the key (`n._key`), which `hopdb export` writes as
+/// `_key:ID` so that Neo4j keeps the key under that name.
+pub const KEY_COLUMN: &str = "_key";
+
 /// How node ids are read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum IdType {
@@ -29,12 +34,20 @@ pub enum IdType {
 /// unique per group only.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum GroupKeys {
-    /// The id is the key; the same id in two groups is a duplicate node.
-    #[default]
+    /// One global id space: the id is the key, and the same id in two groups is a duplicate
+    /// node (`--id-group-keys=plain`).
     Plain,
-    /// The key is `Group:id` (a string), so groups may reuse ids.
+    /// neo4j-admin's id spaces: an id of a named group is stored under the key `Group:id` (a
+    /// string), so groups may reuse ids; ids of no group stay as they are.
+    #[default]
     Prefixed,
 }
+
+/// Parses a temporal column's text (`date`, `localtime`, `time`, `localdatetime`,
+/// `datetime`, `duration`) into the store's encoding of that value, using the column's
+/// default time zone (`{timezone:...}`) when the text names none. The query layer owns the
+/// temporal types, so it supplies this (the import layer sits below it).
+pub type TemporalParser = fn(kind: &str, text: &str, zone: Option<&str>) -> std::result::Result<Value, String>;
 
 /// CSV dialect and id handling.
 #[derive(Debug, Clone)]
@@ -49,6 +62,19 @@ pub struct CsvOptions {
     pub id_type: IdType,
     /// How ids of an `:ID(Group)` become keys.
     pub group_keys: GroupKeys,
+    /// Quoted fields may span lines (`--multiline-fields`); otherwise such a field is an error.
+    pub multiline_fields: bool,
+    /// `\"` inside a quoted field is a quote (`--legacy-style-quoting`).
+    pub legacy_quoting: bool,
+    /// `""` sets no property, like an empty field (`--ignore-empty-strings`).
+    pub ignore_empty_strings: bool,
+    /// Leading and trailing whitespace is cut from string values (`--trim-strings`).
+    pub trim_strings: bool,
+    /// Reads temporal columns; without it they are refused (see [`TemporalParser`]).
+    pub temporal: Option<TemporalParser>,
+    /// Fields beyond the header's are ignored (and listed in the report) instead of making
+    /// the row bad (`--ignore-extra-columns`).
+    pub ignore_extra_columns: bool,
 }
 
 impl Default for CsvOptions {
@@ -58,7 +84,13 @@ impl Default for CsvOptions {
             array_delimiter: b';',
             quote: b'"',
             id_type: IdType::String,
-            group_keys: GroupKeys::Plain,
+            group_keys: GroupKeys::Prefixed,
+            multiline_fields: false,
+            legacy_quoting: false,
+            ignore_empty_strings: false,
+            trim_strings: false,
+            temporal: None,
+            ignore_extra_columns: false,
         }
     }
 }
@@ -66,7 +98,7 @@ impl Default for CsvOptions {
 /// A scalar column type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scalar {
-    /// `string` (the default), and the temporal and spatial types, kept as their text.
+    /// `string` (the default) and `char`.
     Str,
     /// `int`, `long`, `short`, `byte`: a 64-bit integer.
     Int,
@@ -78,6 +110,10 @@ pub enum Scalar {
     Json,
     /// `bytes` (HopDB): base64.
     Bytes,
+    /// `date`, `localtime`, `time`, `localdatetime`, `datetime`, `duration`.
+    Temporal(&'static str),
+    /// `point`: `{x: 1, y: 2}`, `{latitude: 56.7, longitude: 12.8, crs: 'WGS-84'}`, ...
+    Point,
 }
 
 /// What a header field says its column holds.
@@ -116,14 +152,21 @@ pub enum Col {
         ty: Scalar,
         /// Whether the field is a list split on the array delimiter.
         array: bool,
+        /// The header's `{key:value}` options (`timezone` of temporal columns, `crs` of points).
+        options: BTreeMap<String, String>,
     },
 }
 
 fn scalar(t: &str) -> Option<Scalar> {
     Some(match t.to_ascii_lowercase().as_str() {
-        "string" | "char" | "date" | "localtime" | "time" | "localdatetime" | "datetime" | "duration" | "point" => {
-            Scalar::Str
-        }
+        "string" | "char" => Scalar::Str,
+        "date" => Scalar::Temporal("date"),
+        "localtime" => Scalar::Temporal("localtime"),
+        "time" => Scalar::Temporal("time"),
+        "localdatetime" => Scalar::Temporal("localdatetime"),
+        "datetime" => Scalar::Temporal("datetime"),
+        "duration" => Scalar::Temporal("duration"),
+        "point" => Scalar::Point,
         "int" | "long" | "short" | "byte" => Scalar::Int,
         "float" | "double" => Scalar::Float,
         "boolean" => Scalar::Bool,
@@ -141,11 +184,29 @@ fn split_group(t: &str) -> (&str, Option<String>) {
     }
 }
 
+/// Splits a header field's trailing `{key:value, ...}` options off (`at:datetime{timezone:UTC}`).
+fn split_options(field: &str) -> std::result::Result<(&str, BTreeMap<String, String>), String> {
+    let Some(open) = field.rfind('{').filter(|_| field.ends_with('}')) else {
+        return Ok((field, BTreeMap::new()));
+    };
+    let mut options = BTreeMap::new();
+    let body = &field[open + 1..field.len() - 1];
+    for part in body.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once(':')
+            .ok_or_else(|| format!("header field '{field}': option '{part}' is not key:value"))?;
+        let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
+        options.insert(k.trim().to_ascii_lowercase(), v.to_string());
+    }
+    Ok((&field[..open], options))
+}
+
 /// Parses one header field.
 pub fn parse_field(field: &str) -> std::result::Result<Col, String> {
-    let (name, ty) = match field.rfind(':') {
-        Some(i) => (&field[..i], Some(&field[i + 1..])),
-        None => (field, None),
+    let (field_text, options) = split_options(field)?;
+    let (name, ty) = match field_text.rfind(':') {
+        Some(i) => (&field_text[..i], Some(&field_text[i + 1..])),
+        None => (field_text, None),
     };
     let Some(ty) = ty else {
         if name.is_empty() {
@@ -155,6 +216,7 @@ pub fn parse_field(field: &str) -> std::result::Result<Col, String> {
             name: name.into(),
             ty: Scalar::Str,
             array: false,
+            options,
         });
     };
     let (kind, group) = split_group(ty);
@@ -174,7 +236,12 @@ pub fn parse_field(field: &str) -> std::result::Result<Col, String> {
             };
             let ty = scalar(base).ok_or_else(|| format!("unknown column type '{kind}' in header field '{field}'"))?;
             let name = named.ok_or_else(|| format!("header field '{field}' has a type but no property name"))?;
-            Col::Prop { name, ty, array }
+            Col::Prop {
+                name,
+                ty,
+                array,
+                options,
+            }
         }
     })
 }
@@ -193,10 +260,14 @@ pub fn parse_scalar(ty: Scalar, s: &str) -> std::result::Result<Value, String> {
             .parse::<f64>()
             .map(Value::Float)
             .map_err(|_| format!("'{s}' is not a number")),
-        Scalar::Bool => match s.trim().to_ascii_lowercase().as_str() {
+        // Exactly `true` or `false`: neo4j-admin reads anything else (`TRUE`, `yes`) as false,
+        // which would change what was written.
+        Scalar::Bool => match s.trim() {
             "true" => Ok(Value::Bool(true)),
             "false" => Ok(Value::Bool(false)),
-            _ => Err(format!("'{s}' is not a boolean (true or false)")),
+            _ => Err(format!(
+                "'{s}' is not a boolean (true or false, in lower case; neo4j-admin would store false)"
+            )),
         },
         Scalar::Json => serde_json::from_str::<serde_json::Value>(s)
             .map_err(|e| format!("not valid JSON: {e}"))
@@ -205,6 +276,8 @@ pub fn parse_scalar(ty: Scalar, s: &str) -> std::result::Result<Value, String> {
             .decode(s.trim())
             .map(Value::Bytes)
             .map_err(|e| format!("not valid base64: {e}")),
+        Scalar::Temporal(kind) => Err(format!("a {kind} value needs its column's options (parse_typed)")),
+        Scalar::Point => parse_point(s, None),
     }
 }
 
@@ -281,6 +354,21 @@ impl Header {
         })
     }
 
+    /// Reads the named columns as JSON and the weight column as the edge weight (a `hopdb
+    /// export` manifest says which).
+    pub(crate) fn apply(&mut self, json: &[String], weight: Option<&str>) {
+        for c in &mut self.cols {
+            if let Col::Prop { name, ty, array, .. } = c {
+                if weight == Some(name.as_str()) {
+                    *c = Col::Weight;
+                } else if json.contains(name) {
+                    *ty = Scalar::Json;
+                    *array = false;
+                }
+            }
+        }
+    }
+
     pub(crate) fn count(&self, f: impl Fn(&Col) -> bool) -> usize {
         self.cols.iter().filter(|c| f(c)).count()
     }
@@ -306,6 +394,18 @@ pub(crate) fn key_of(opts: &CsvOptions, group: Option<&str>, id: &str) -> std::r
     }
 }
 
+/// The value of a named `:ID` column's property: the id as neo4j-admin stores it (an integer
+/// under `--id-type=integer`, else the text).
+pub(crate) fn id_property(opts: &CsvOptions, id: &str) -> Value {
+    match opts.id_type {
+        IdType::Integer => id
+            .trim()
+            .parse::<i64>()
+            .map_or_else(|_| Value::Str(id.to_string()), Value::Int),
+        _ => Value::Str(id.to_string()),
+    }
+}
+
 /// One data row of a node or relationship file, parsed.
 pub(crate) struct RowCtx<'a> {
     pub file: &'a Path,
@@ -324,32 +424,214 @@ impl RowCtx<'_> {
     }
 }
 
+/// One field of a row: its text and whether it was quoted (`""` is the empty string, an
+/// unquoted empty field is no value).
+#[derive(Clone, Copy)]
+pub(crate) struct Field<'a> {
+    pub text: &'a str,
+    pub quoted: bool,
+}
+
+impl Field<'_> {
+    /// No value: an unquoted empty field (or a missing trailing one).
+    pub(crate) fn is_absent(&self) -> bool {
+        self.text.is_empty() && !self.quoted
+    }
+}
+
+/// Parses a value of a column of type `ty` (one element of an array column).
+fn parse_typed(
+    ty: Scalar,
+    s: &str,
+    opts: &CsvOptions,
+    col_options: &BTreeMap<String, String>,
+) -> std::result::Result<Value, String> {
+    match ty {
+        Scalar::Temporal(kind) => {
+            let parse = opts.temporal.ok_or_else(|| {
+                format!("a {kind} column needs the query layer's temporal parser (CsvOptions::temporal)")
+            })?;
+            parse(kind, s.trim(), col_options.get("timezone").map(String::as_str))
+        }
+        Scalar::Point => parse_point(s, col_options.get("crs").map(String::as_str)),
+        _ => parse_scalar(ty, s),
+    }
+}
+
 /// Parses the property columns of a row into `props`; Err((column, reason)) on a bad value.
+/// Missing trailing fields are absent values, as in neo4j-admin.
 pub(crate) fn row_props(
     header: &Header,
-    fields: &[&str],
-    array_delimiter: char,
+    fields: &[Field],
+    opts: &CsvOptions,
     props: &mut Props,
 ) -> std::result::Result<(), (usize, String)> {
-    for (i, (col, raw)) in header.cols.iter().zip(fields).enumerate() {
-        if let Col::Prop { name, ty, array } = col {
-            if raw.is_empty() {
-                continue; // neo4j-admin: an empty field sets no property
-            }
-            let v = if *array {
-                Value::List(
-                    raw.split(array_delimiter)
-                        .map(|x| parse_scalar(*ty, x))
-                        .collect::<std::result::Result<_, _>>()
-                        .map_err(|e| (i, e))?,
-                )
-            } else {
-                parse_scalar(*ty, raw).map_err(|e| (i, e))?
-            };
-            props.insert(name.clone(), v);
+    let ad = opts.array_delimiter as char;
+    for (i, (col, f)) in header.cols.iter().zip(fields).enumerate() {
+        let Col::Prop {
+            name,
+            ty,
+            array,
+            options,
+        } = col
+        else {
+            continue;
+        };
+        // --trim-strings trims unquoted values only (neo4j-admin never trims inside quotes).
+        let text = if opts.trim_strings && !f.quoted {
+            f.text.trim()
+        } else {
+            f.text
+        };
+        if f.is_absent() || (text.is_empty() && (opts.ignore_empty_strings || *array || !matches!(ty, Scalar::Str))) {
+            continue; // neo4j-admin: no value sets no property; `""` is a value of string columns only
         }
+        let v = if *array {
+            let items = if text.is_empty() {
+                Vec::new()
+            } else {
+                text.split(ad).collect()
+            };
+            Value::List(
+                items
+                    .into_iter()
+                    .map(|x| {
+                        let x = if opts.trim_strings && !f.quoted { x.trim() } else { x };
+                        parse_typed(*ty, x, opts, options)
+                    })
+                    .collect::<std::result::Result<_, _>>()
+                    .map_err(|e| (i, e))?,
+            )
+        } else {
+            parse_typed(*ty, text, opts, options).map_err(|e| (i, e))?
+        };
+        props.insert(name.clone(), v);
     }
     Ok(())
+}
+
+/// Coordinate reference systems of points: (name, SRID, dimensions, geographic).
+const CRS: [(&str, i64, usize, bool); 4] = [
+    ("cartesian", 7203, 2, false),
+    ("cartesian-3d", 9157, 3, false),
+    ("wgs-84", 4326, 2, true),
+    ("wgs-84-3d", 4979, 3, true),
+];
+
+/// Parses neo4j-admin's point syntax, `{x: 1, y: 2}`, `{latitude: 56.7, longitude: 12.8,
+/// height: 100}`, optionally with `crs` or `srid`, into the map HopDB stores for a point:
+/// `{crs, srid, x, y}` plus `z` for 3-D points (geographic points keep longitude as `x`,
+/// latitude as `y` and height as `z`, as Neo4j's point does).
+pub fn parse_point(s: &str, default_crs: Option<&str>) -> std::result::Result<Value, String> {
+    let body = s
+        .trim()
+        .strip_prefix('{')
+        .and_then(|b| b.strip_suffix('}'))
+        .ok_or_else(|| format!("'{s}' is not a point (expected a map such as {{x: 1, y: 2}})"))?;
+    let mut coords: BTreeMap<String, f64> = BTreeMap::new();
+    let (mut crs, mut srid) = (default_crs.map(str::to_ascii_lowercase), None);
+    for part in body.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once(':')
+            .ok_or_else(|| format!("point '{s}': '{part}' is not key: value"))?;
+        let k = k
+            .trim()
+            .trim_matches(|c| c == '\'' || c == '"' || c == '`')
+            .to_ascii_lowercase();
+        let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
+        match k.as_str() {
+            "crs" => crs = Some(v.to_ascii_lowercase()),
+            "srid" => {
+                srid = Some(
+                    v.parse::<i64>()
+                        .map_err(|_| format!("point '{s}': srid '{v}' is not an integer"))?,
+                )
+            }
+            "x" | "y" | "z" | "longitude" | "latitude" | "height" => {
+                let x = v
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| format!("point '{s}': {k} '{v}' is not a number"))?;
+                let axis = match k.as_str() {
+                    "longitude" => "x",
+                    "latitude" => "y",
+                    "height" => "z",
+                    a => a,
+                };
+                if coords.insert(axis.to_string(), x).is_some() {
+                    return Err(format!("point '{s}' gives {axis} twice"));
+                }
+            }
+            other => return Err(format!("point '{s}': unknown key '{other}'")),
+        }
+    }
+    let geographic_keys = ["longitude", "latitude", "height"]
+        .iter()
+        .any(|k| body.to_ascii_lowercase().contains(k));
+    let dims = coords.len();
+    if !coords.contains_key("x") || !coords.contains_key("y") || !(2..=3).contains(&dims) {
+        return Err(format!(
+            "point '{s}' needs x and y (or longitude and latitude), and at most z or height"
+        ));
+    }
+    let by_srid = srid.and_then(|id| CRS.iter().find(|c| c.1 == id));
+    let chosen = match (&crs, by_srid) {
+        (Some(name), _) => CRS
+            .iter()
+            .find(|c| c.0 == name)
+            .ok_or_else(|| format!("point '{s}': unknown crs '{name}' (cartesian, cartesian-3d, wgs-84, wgs-84-3d)"))?,
+        (None, Some(c)) => c,
+        (None, None) => CRS
+            .iter()
+            .find(|c| c.2 == dims && c.3 == geographic_keys)
+            .ok_or_else(|| format!("point '{s}': no crs fits"))?,
+    };
+    // A 2-D crs named for three coordinates (or the other way) takes the matching dimension.
+    let chosen = if chosen.2 == dims {
+        chosen
+    } else {
+        CRS.iter()
+            .find(|c| c.2 == dims && c.3 == chosen.3)
+            .ok_or_else(|| format!("point '{s}': no crs fits"))?
+    };
+    if chosen.3 && !(-90.0..=90.0).contains(&coords["y"]) {
+        return Err(format!("point '{s}': latitude must be within -90 and 90"));
+    }
+    let mut m = BTreeMap::new();
+    m.insert("crs".to_string(), Value::Str(chosen.0.to_string()));
+    m.insert("srid".to_string(), Value::Int(chosen.1));
+    for (k, v) in coords {
+        m.insert(k, Value::Float(v));
+    }
+    Ok(Value::Map(m))
+}
+
+/// Whether a stored map is a point as [`parse_point`] makes it.
+pub fn is_point(m: &BTreeMap<String, Value>) -> bool {
+    let (Some(Value::Str(crs)), Some(Value::Int(srid))) = (m.get("crs"), m.get("srid")) else {
+        return false;
+    };
+    let Some(c) = CRS.iter().find(|c| c.0 == crs && c.1 == *srid) else {
+        return false;
+    };
+    let axes: Vec<&str> = ["x", "y", "z"][..c.2].to_vec();
+    m.len() == 2 + c.2 && axes.iter().all(|a| matches!(m.get(*a), Some(Value::Float(_))))
+}
+
+/// A point map in neo4j-admin's syntax (`{crs:wgs-84, x:12.5, y:56.7}`).
+pub fn point_text(m: &BTreeMap<String, Value>) -> String {
+    let mut out = String::from("{");
+    if let Some(Value::Str(crs)) = m.get("crs") {
+        out.push_str(&format!("crs:{crs}"));
+    }
+    for a in ["x", "y", "z"] {
+        if let Some(Value::Float(v)) = m.get(a) {
+            out.push_str(&format!(", {a}:{v:?}"));
+        }
+    }
+    out.push('}');
+    out
 }
 
 #[cfg(test)]
@@ -377,7 +659,8 @@ mod tests {
             Col::Prop {
                 name: "tags".into(),
                 ty: Scalar::Str,
-                array: true
+                array: true,
+                options: BTreeMap::new(),
             }
         );
         assert_eq!(
@@ -385,7 +668,8 @@ mod tests {
             Col::Prop {
                 name: "age".into(),
                 ty: Scalar::Int,
-                array: false
+                array: false,
+                options: BTreeMap::new(),
             }
         );
         assert_eq!(
@@ -399,10 +683,20 @@ mod tests {
             Col::Prop {
                 name: "title".into(),
                 ty: Scalar::Str,
-                array: false
+                array: false,
+                options: BTreeMap::new(),
             }
         );
         assert!(parse_field("x:frobnicate").unwrap_err().contains("unknown column type"));
+        let Col::Prop { ty, options, .. } = parse_field("at:datetime{timezone:Europe/Stockholm}").unwrap() else {
+            panic!("a property")
+        };
+        assert_eq!(ty, Scalar::Temporal("datetime"));
+        assert_eq!(options["timezone"], "Europe/Stockholm");
+        let Col::Prop { ty, array, options, .. } = parse_field("loc:point[]{crs:'WGS-84'}").unwrap() else {
+            panic!("a property")
+        };
+        assert_eq!((ty, array, options["crs"].as_str()), (Scalar::Point, true, "WGS-84"));
         assert!(parse_field(":int").is_err());
     }
 
@@ -410,7 +704,8 @@ mod tests {
     fn values_and_json_roundtrip() {
         assert_eq!(parse_scalar(Scalar::Int, " 42").unwrap(), Value::Int(42));
         assert!(parse_scalar(Scalar::Int, "4x").unwrap_err().contains("not an integer"));
-        assert_eq!(parse_scalar(Scalar::Bool, "TRUE").unwrap(), Value::Bool(true));
+        assert_eq!(parse_scalar(Scalar::Bool, " true").unwrap(), Value::Bool(true));
+        assert!(parse_scalar(Scalar::Bool, "TRUE").is_err());
         assert!(parse_scalar(Scalar::Bool, "yes").is_err());
         let v = Value::Map(BTreeMap::from([
             ("b".to_string(), Value::Bytes(vec![0, 255, 7])),

@@ -357,18 +357,47 @@ fn csv_roundtrip(src: &Graph, fresh: &Graph, mixed_keys: bool) {
     assert_eq!((sum.nodes, sum.edges), (before.counts.0, before.counts.1));
     let header = std::fs::read_to_string(out.path().join("nodes.csv")).unwrap();
     let header = header.lines().next().unwrap();
+    // Every header is one neo4j-admin reads: its own types, arrays with the delimiter, and
+    // JSON text in string columns the manifest lists.
     for col in [
-        "int:int",
-        "float:float",
+        "_key:ID",
+        "int:long",
+        "float:double",
         "bool:boolean",
         "str:string",
         "strs:string[]",
-        "bytes:json",
-        "nested:json",
-        "mixed:json",
+        "bytes:string",
+        "nested:string",
+        "mixed:string",
     ] {
         assert!(header.split(',').any(|h| h == col), "{col} not in {header}");
     }
+    assert!(!header.split(',').any(|h| h.ends_with(":json")), "{header}");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.path().join("manifest.json")).unwrap()).unwrap();
+    let json_cols: Vec<&str> = manifest["json_columns"]["nodes.csv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    // `ints` holds empty lists (neo4j-admin cannot write one), `null` an explicit null.
+    for c in ["bytes", "nested", "mixed", "ints", "null"] {
+        assert!(json_cols.contains(&c), "{c} not in {json_cols:?}");
+    }
+    for r in manifest["relationships"].as_array().unwrap() {
+        let file = r["file"].as_str().unwrap();
+        let rel_header = std::fs::read_to_string(out.path().join(file)).unwrap();
+        let rel_header = rel_header.lines().next().unwrap().to_string();
+        assert!(
+            !rel_header.contains(":WEIGHT") && !rel_header.split(',').any(|h| h.ends_with(":json")),
+            "{rel_header}"
+        );
+        // The PAR type has a `weight` property: the weight column steps aside.
+        let weight = r["weight_column"].as_str().unwrap();
+        assert!(rel_header.contains(&format!(",{weight}:double")), "{rel_header}");
+    }
+    assert_eq!(manifest["neo4j_admin"][0], "neo4j-admin");
     let spec = hopdb_import::csv_export_spec(out.path()).unwrap();
     let report = import(fresh, &spec, &NoProgress).unwrap();
     assert_eq!((report.nodes, report.edges), (before.counts.0, before.counts.1));

@@ -27,7 +27,7 @@ use crate::error::{CypherError, Result};
 use crate::value::Value;
 use std::cmp::Ordering;
 
-pub use store::{from_store, to_store, STORE_KEY};
+pub use store::{from_store, import_value, to_store, STORE_KEY};
 pub use types::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
 
 use duration::Between;

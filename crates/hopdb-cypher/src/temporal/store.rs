@@ -80,3 +80,40 @@ fn decode(tag: &str, text: &str) -> Option<Value> {
     let kind = Kind::from_name(tag)?;
     construct(kind, &[Value::String(text.to_owned())], 0).ok()
 }
+
+/// A temporal column of a neo4j-admin CSV file (`date`, `localtime`, `time`,
+/// `localdatetime`, `datetime`, `duration`) as the store encodes it. `zone` is the column's
+/// `{timezone:...}` default for `time` and `datetime` texts that name none (neo4j-admin's
+/// rule); without it they are UTC. The import layer calls this through
+/// `hopdb_import::TemporalParser`.
+pub fn import_value(kind: &str, text: &str, zone: Option<&str>) -> std::result::Result<S, String> {
+    let invalid = |e: crate::error::CypherError| format!("'{text}' is not a valid {kind}: {}", e.message);
+    let value = if kind == "duration" {
+        Value::Duration(parse_duration(text).map_err(invalid)?)
+    } else {
+        let k = Kind::from_name(kind).ok_or_else(|| format!("unknown temporal type {kind}"))?;
+        let local = match k {
+            Kind::DateTime => Some((Kind::LocalDateTime, "datetime")),
+            Kind::Time => Some((Kind::LocalTime, "time")),
+            _ => None,
+        };
+        let text_value = Value::String(text.to_owned());
+        match (zone, local) {
+            // A text without a zone of its own takes the column's.
+            (Some(z), Some((local_kind, base))) => match construct(local_kind, std::slice::from_ref(&text_value), 0) {
+                Ok(l) => {
+                    let m = [
+                        (base.to_owned(), l),
+                        ("timezone".to_owned(), Value::String(z.to_owned())),
+                    ]
+                    .into_iter()
+                    .collect();
+                    construct(k, &[Value::Map(m)], 0).map_err(invalid)?
+                }
+                Err(_) => construct(k, &[text_value], 0).map_err(invalid)?,
+            },
+            _ => construct(k, &[text_value], 0).map_err(invalid)?,
+        }
+    };
+    to_store(&value).ok_or_else(|| format!("'{text}' has no stored form as a {kind}"))
+}
