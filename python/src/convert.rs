@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use hopdb_database::spatial::Point;
 use hopdb_database::{Degree, Direction, Edge, Node, NodeKey, Props, Value};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -79,15 +80,14 @@ fn to_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
             obj.try_iter()?.map(|v| to_value(&v?)).collect::<PyResult<_>>()?,
         ));
     }
-    if crate::temporal::is_python_temporal(obj)? {
-        if let Some(v) =
-            crate::temporal::py_stored_temporal(obj).map_err(|e| InvalidArgument::new_err(e.to_string()))?
-        {
-            return Ok(v);
-        }
+    if let Some(v) = crate::temporal::py_stored_temporal(obj).map_err(|e| InvalidArgument::new_err(e.to_string()))? {
+        return Ok(v);
+    }
+    if let Some(p) = crate::spatial::py_point(obj) {
+        return Ok(p.to_store());
     }
     Err(InvalidArgument::new_err(format!(
-        "a property value is None, bool, int, float, str, bytes, list, dict, or a datetime date, time, datetime or timedelta, not {}",
+        "a property value is None, bool, int, float, str, bytes, list, dict, hopdb.Point, or a datetime date, time, datetime or timedelta, not {}",
         obj.get_type().name()?
     )))
 }
@@ -132,7 +132,10 @@ fn value_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
         Value::List(l) => {
             PyList::new(py, l.iter().map(|x| value_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_py_any(py)
         }
-        Value::Map(m) => props_py(py, m),
+        Value::Map(m) => match Point::from_store(m) {
+            Some(p) => crate::spatial::point_py(py, &p),
+            None => props_py(py, m),
+        },
     }
 }
 

@@ -139,15 +139,18 @@ fn param_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
     if let Some(t) = crate::temporal::py_temporal(obj)? {
         return Ok(t);
     }
+    if let Some(p) = crate::spatial::py_point(obj) {
+        return Ok(Value::Point(p));
+    }
     Err(PyTypeError::new_err(format!(
-        "a query parameter is None, bool, int, float, str, bytes, list, tuple, dict, or a datetime date, time, datetime or timedelta, not {}",
+        "a query parameter is None, bool, int, float, str, bytes, list, tuple, dict, hopdb.Point, or a datetime date, time, datetime or timedelta, not {}",
         type_name(obj)
     )))
 }
 
 /// An engine value as a Python object: nodes and relationships as `Node` / `Relationship`
 /// (or, with `dicts`, as their `to_dict()`), paths as alternating lists [node, rel, node, ...],
-/// temporal values as `datetime` objects (see `temporal.rs`).
+/// temporal values as `datetime` objects (see `temporal.rs`), points as `hopdb.Point`.
 fn value_py(py: Python<'_>, v: &Value, dicts: bool) -> PyResult<Py<PyAny>> {
     match v {
         Value::Null => Ok(py.None()),
@@ -176,6 +179,7 @@ fn value_py(py: Python<'_>, v: &Value, dicts: bool) -> PyResult<Py<PyAny>> {
             }
             PyList::new(py, items)?.into_py_any(py)
         }
+        Value::Point(p) => crate::spatial::point_py(py, p),
         other => match crate::temporal::temporal_py(py, other)? {
             Some(t) => Ok(t),
             None => format!("{other:?}").into_py_any(py),

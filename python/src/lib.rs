@@ -21,6 +21,7 @@ mod errors;
 mod graph;
 mod io;
 mod lightrag;
+mod spatial;
 mod temporal;
 mod write;
 
@@ -40,6 +41,7 @@ fn _hopdb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cypher::QueryResult>()?;
     m.add_class::<cypher::Node>()?;
     m.add_class::<cypher::Relationship>()?;
+    m.add_class::<spatial::Point>()?;
     errors::register(m)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -10,7 +10,7 @@
 use hopdb_cypher::temporal::{self, Clock, Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
 use hopdb_cypher::Value;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
+use pyo3::types::PyDict;
 use pyo3::IntoPyObjectExt;
 
 /// `date(1970, 1, 1).toordinal()`.
@@ -144,11 +144,34 @@ fn construct(kind: &str, iso: String) -> PyResult<Value> {
 }
 
 /// A Python `date`, `time`, `datetime` or `timedelta` as a Cypher value (`None` for
-/// anything else).
+/// anything else). Each type is tested once; `datetime` before `date`, its base class.
 pub(crate) fn py_temporal(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
     let py = obj.py();
     let dt = py.import("datetime")?;
     let is = |name: &str| -> PyResult<bool> { obj.is_instance(&dt.getattr(name)?) };
+    let aware = || -> PyResult<bool> { Ok(!obj.call_method0("utcoffset")?.is_none()) };
+    let iso = || -> PyResult<String> { obj.call_method0("isoformat")?.extract() };
+    if is("datetime")? {
+        if !aware()? {
+            return construct("localdatetime", iso()?).map(Some);
+        }
+        let zone = match obj.getattr("tzinfo")?.getattr("key") {
+            Ok(k) if !k.is_none() => Some(k.extract::<String>()?),
+            _ => None,
+        };
+        let text = match zone {
+            Some(z) => format!("{}[{z}]", iso()?),
+            None => iso()?,
+        };
+        return construct("datetime", text).map(Some);
+    }
+    if is("date")? {
+        return construct("date", iso()?).map(Some);
+    }
+    if is("time")? {
+        let kind = if aware()? { "time" } else { "localtime" };
+        return construct(kind, iso()?).map(Some);
+    }
     if is("timedelta")? {
         let days: i64 = obj.getattr("days")?.extract()?;
         let seconds: i64 = obj.getattr("seconds")?.extract()?;
@@ -160,49 +183,10 @@ pub(crate) fn py_temporal(obj: &Bound<'_, PyAny>) -> PyResult<Option<Value>> {
             nanos: micros * 1000,
         })));
     }
-    let aware = |o: &Bound<'_, PyAny>| -> PyResult<bool> { Ok(!o.call_method0("utcoffset")?.is_none()) };
-    let iso: String = if is("date")? || is("time")? {
-        obj.call_method0("isoformat")?.extract()?
-    } else {
-        return Ok(None);
-    };
-    // datetime is a subclass of date: test it first.
-    if is("datetime")? {
-        if !aware(obj)? {
-            return construct("localdatetime", iso).map(Some);
-        }
-        let tz = obj.getattr("tzinfo")?;
-        let zone = match tz.getattr("key") {
-            Ok(k) if !k.is_none() => Some(k.extract::<String>()?),
-            _ => None,
-        };
-        let text = match zone {
-            Some(z) => format!("{iso}[{z}]"),
-            None => iso,
-        };
-        return construct("datetime", text).map(Some);
-    }
-    if is("date")? {
-        return construct("date", iso).map(Some);
-    }
-    if aware(obj)? {
-        construct("time", iso).map(Some)
-    } else {
-        construct("localtime", iso).map(Some)
-    }
+    Ok(None)
 }
 
 /// A Python temporal value as a stored property value (the store's temporal encoding).
 pub(crate) fn py_stored_temporal(obj: &Bound<'_, PyAny>) -> PyResult<Option<hopdb_database::Value>> {
     Ok(py_temporal(obj)?.and_then(|v| temporal::to_store(&v)))
-}
-
-/// Whether `obj` is one of the `datetime` module's value types (a cheap pre-check).
-pub(crate) fn is_python_temporal(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    let dt = obj.py().import("datetime")?;
-    let types = PyTuple::new(
-        obj.py(),
-        [dt.getattr("date")?, dt.getattr("time")?, dt.getattr("timedelta")?],
-    )?;
-    obj.is_instance(&types)
 }

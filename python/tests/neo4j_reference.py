@@ -236,6 +236,27 @@ class HopDBServer:
         return self.proc.returncode
 
 
+def subject() -> str:
+    """The differential tests' subject: "hopdb" (``hopdb serve``), or "neo4j" with
+    HOPDB_DIFF_SUBJECT=neo4j (a second Neo4j, against which the tests must pass too)."""
+    return os.environ.get("HOPDB_DIFF_SUBJECT", "hopdb")
+
+
+def skip_marks() -> list:
+    """pytest marks that skip a differential test, saying why, when the hopdb binary is not
+    built (and it is the subject) or the reference Neo4j cannot be started here."""
+    import pytest
+
+    reason = unavailable_reason()
+    return [
+        pytest.mark.skipif(
+            subject() == "hopdb" and hopdb_binary() is None,
+            reason="the hopdb binary is not built: run `cargo build --release -p hopdb-cli` (looked for $CARGO_TARGET_DIR/release/hopdb)",
+        ),
+        pytest.mark.skipif(reason is not None, reason=str(reason)),
+    ]
+
+
 def start_pair(tmp: pathlib.Path, subject: str):
     """(reference, subject): a Neo4j, and beside it ``hopdb serve`` (``subject`` "hopdb") or a
     second Neo4j (``subject`` "neo4j": the differential tests must pass then). The caller

@@ -264,3 +264,39 @@ def test_threads_share_the_engine():
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_points_are_hopdb_points_both_ways(tmp_path):
+    """hopdb.Point in parameters, results and stored properties; a stored map of the point shape
+    (as `hopdb import` and earlier versions wrote) reads back as a point; bad points are refused
+    with the reason."""
+    P = hopdb.Point
+    with hopdb.Graph(str(tmp_path / "g")) as g:
+        g.upsert_node("a", ["Place"], {"loc": P.wgs84(13.0, 55.6), "grid": P(1, 2, 3)})
+        g.upsert_node("b", ["Place"], {"loc": {"crs": "wgs-84", "srid": 4326, "x": 12.57, "y": 55.68}})
+        props = g.node("b")["props"]
+        assert props["loc"] == P.wgs84(12.57, 55.68) and props["loc"].latitude == 55.68
+        row = g.query(
+            "MATCH (a {_key: 'a'}), (b {_key: 'b'}) RETURN a.loc AS a, a.grid.z AS z, a.grid.crs AS crs,"
+            " point.distance(a.loc, b.loc) AS d, point.distance(a.loc, $p) AS zero",
+            params={"p": P.wgs84(13.0, 55.6)},
+        ).to_dicts()[0]
+        assert row["a"] == P.wgs84(13.0, 55.6) and (row["z"], row["crs"]) == (3.0, "cartesian-3d")
+        assert 28_000 < row["d"] < 29_000 and row["zero"] == 0.0
+        assert P.wgs84(13.0, 55.6).distance(P.wgs84(12.57, 55.68)) == pytest.approx(row["d"], rel=1e-12)
+        # Geographic points wrap their longitude; a cartesian point has no latitude.
+        assert g.query("RETURN point({longitude: 200, latitude: 0}) AS p").to_dicts()[0]["p"] == P.wgs84(-160, 0)
+        assert (P(1, 2).crs, P(1, 2).srid, P(1, 2, 3).srid, P.wgs84(1, 2, 3).crs) == ("cartesian", 7203, 9157, "wgs-84-3d")
+        assert list(P(1, 2, 3)) == [1.0, 2.0, 3.0] and len(P(1, 2)) == 2 and P(1, 2, srid=4326) == P.wgs84(1, 2)
+        assert {P(1, 2), P(1.0, 2.0)} == {P(1, 2)}
+        with pytest.raises(AttributeError, match="no latitude"):
+            _ = P(1, 2).latitude
+        with pytest.raises(ValueError, match="latitude"):
+            P.wgs84(0, 91)
+        with pytest.raises(ValueError, match="crs or srid"):
+            P(1, 2, crs="cartesian", srid=4326)
+        with pytest.raises(ValueError, match="coordinates"):
+            P(1, 2, 3, crs="wgs-84")
+        with pytest.raises(hopdb.CypherError, match="different coordinate systems"):
+            g.query("MATCH (a {_key: 'a'}) SET a.route = [point({x: 1, y: 2}), point({x: 1, y: 2, z: 3})]")
+        assert "route" not in g.node("a")["props"]

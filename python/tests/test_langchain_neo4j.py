@@ -38,14 +38,10 @@ from langchain_neo4j.graphs.graph_document import Document, GraphDocument, Node,
 sys.path.insert(0, os.path.dirname(__file__))
 import neo4j_reference  # noqa: E402
 
-SUBJECT = os.environ.get("HOPDB_DIFF_SUBJECT", "hopdb")
+SUBJECT = neo4j_reference.subject()
 
 pytestmark = [
-    pytest.mark.skipif(
-        SUBJECT == "hopdb" and neo4j_reference.hopdb_binary() is None,
-        reason="the hopdb binary is not built: run `cargo build --release -p hopdb-cli` (looked for $CARGO_TARGET_DIR/release/hopdb)",
-    ),
-    pytest.mark.skipif(neo4j_reference.unavailable_reason() is not None, reason=str(neo4j_reference.unavailable_reason())),
+    *neo4j_reference.skip_marks(),
 ]
 
 

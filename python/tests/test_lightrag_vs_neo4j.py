@@ -40,15 +40,11 @@ sys.path.insert(0, os.path.dirname(__file__))
 import lightrag_support as support  # noqa: E402
 import neo4j_reference  # noqa: E402
 
-SUBJECT = os.environ.get("HOPDB_DIFF_SUBJECT", "hopdb")
+SUBJECT = neo4j_reference.subject()
 
 pytestmark = [
     pytest.mark.skipif(not support.have_lightrag(), reason="lightrag-hku is not installed (pip install -r scripts/requirements-test.txt)"),
-    pytest.mark.skipif(
-        SUBJECT == "hopdb" and neo4j_reference.hopdb_binary() is None,
-        reason="the hopdb binary is not built: run `cargo build --release -p hopdb-cli` (looked for $CARGO_TARGET_DIR/release/hopdb)",
-    ),
-    pytest.mark.skipif(neo4j_reference.unavailable_reason() is not None, reason=str(neo4j_reference.unavailable_reason())),
+    *neo4j_reference.skip_marks(),
     # The driver warns on Node.id / Relationship.id, which Neo4JStorage reads.
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ]

@@ -12,7 +12,7 @@ labels, properties and their types, the native edge calls for weights) into the 
 so neo4j_admin.canonical() compares the two. Values are normalised on both sides (normalise()):
 temporal values to one ISO text (seconds always, the fraction without trailing zeros, "Z" for a
 zero offset, the zone in brackets; a duration as months, days and seconds, which is how Neo4j
-keeps it), HopDB's point maps ({crs, srid, x, y[, z]}) to the dump's points; a long and a double
+keeps it), HopDB's points (hopdb.Point) to the dump's points; a long and a double
 stay distinct. HopDB's temporal values are read twice, as the Python object (datetime, zoneinfo,
 timedelta, or the ISO string HopDB gives where Python cannot hold the value) and as Cypher's
 toString(); the two must agree.
@@ -569,10 +569,6 @@ def _double(x: float) -> Any:
     return x
 
 
-def _is_point(v: dict) -> bool:
-    return set(v) in ({"crs", "srid", "x", "y"}, {"crs", "srid", "x", "y", "z"}) and isinstance(v["crs"], str)
-
-
 def jsonable(typed: dict) -> Any:
     """A typed value as the JSON HopDB's export writes for it (maps, bytes as {"$bytes": base64})."""
     t, v = typed["t"], typed["v"]
@@ -604,6 +600,11 @@ def typed_value(v: Any, note: Any = None, where: str = "") -> dict:
             assert _same_temporal(kind, got, said), f"{where}: HopDB's Python value {v!r} is not its Cypher toString() {text!r}"
             got = said  # exact where timedelta folds days
         return {"t": kind, "v": got}
+    import hopdb
+
+    if isinstance(v, hopdb.Point):
+        coords = dict(zip("xyz", v))
+        return {"t": "point", "v": {"crs": v.crs, "srid": v.srid, **coords}}
     if isinstance(v, (list, tuple)):
         notes = text if isinstance(text, list) else [None] * len(v)
         return {"t": "list", "v": [typed_value(e, n, where) for e, n in zip(v, notes)]}
@@ -620,8 +621,6 @@ def typed_value(v: Any, note: Any = None, where: str = "") -> dict:
     if isinstance(v, bytes):
         return {"t": "bytes", "v": base64.b64encode(v).decode()}
     if isinstance(v, dict):
-        if _is_point(v):
-            return {"t": "point", "v": {k: (x if k in ("crs", "srid") else float(x)) for k, x in v.items()}}
         return {"t": "map", "v": _json_text({k: jsonable(typed_value(x, None, where)) for k, x in v.items()})}
     if isinstance(v, (date, time, timedelta)):
         for kind in ("datetime", "localdatetime", "date", "time", "localtime", "duration"):
@@ -1088,7 +1087,7 @@ def build_store(store: pathlib.Path, integer_keys: bool) -> None:
                 "dur": timedelta(days=1, hours=2),
                 "loc": {"crs": "wgs-84", "srid": 4326, "x": 12.9950357, "y": 55.6121514},
                 "loc3": {"crs": "wgs-84-3d", "srid": 4979, "x": -122.31, "y": 37.55, "z": 100.0},
-                "cart": {"crs": "cartesian", "srid": 7203, "x": 1.0, "y": -2.5},
+                "cart": hopdb.Point(1.0, -2.5),
             },
         )
         g.upsert_node(k(2), ["Person"], {"s": "plain", "i": 7, "f": -0.0, "sl": ["only"], "m": 3, "nullable": None})

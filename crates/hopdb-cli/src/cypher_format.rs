@@ -183,7 +183,8 @@ fn write_literal(out: &mut String, v: &Value) {
                 write_node(out, n);
             }
         }
-        other => match hopdb_cypher::temporal::to_cypher_string(other) {
+        // Temporal values and points as their Cypher text (`point({x: 1.0, y: 2.0, crs: ...})`).
+        other => match hopdb_cypher::functions::to_cypher_string(other) {
             Some(s) => out.push_str(&s),
             None => {
                 let _ = write!(out, "{other:?}");
@@ -323,8 +324,8 @@ fn rel_json(r: &RelRef) -> serde_json::Value {
 /// A value as JSON: nodes `{"id", "element_id", "key", "labels", "properties"}`,
 /// relationships `{"id", "element_id", "type", "start", "end", "start_key", "end_key",
 /// "properties"}` (as the Python package's `to_dict()`), paths as alternating arrays
-/// [node, relationship, node, ...], bytes as arrays of numbers, non-finite floats and
-/// temporal values as strings.
+/// [node, relationship, node, ...], bytes as arrays of numbers, non-finite floats,
+/// temporal values and points as their Cypher text.
 pub(crate) fn to_json(v: &Value) -> serde_json::Value {
     match v {
         Value::Null => serde_json::Value::Null,
@@ -419,6 +420,7 @@ mod tests {
 
     #[test]
     fn values_print_as_cypher_literals() {
+        use hopdb_database::spatial::{Crs, Point};
         assert_eq!(cell(&Value::from("it's")), "it's");
         assert_eq!(cell(&Value::from("a\nb")), "a\\nb");
         assert_eq!(cell(&Value::Null), "null");
@@ -435,6 +437,11 @@ mod tests {
         ]
         .into();
         assert_eq!(cell(&Value::Map(m)), "{a: 1, `my key`: true}");
+        let here = Point::new(Crs::Wgs84, 12.5, 56.0, None).unwrap();
+        assert_eq!(
+            cell(&Value::List(vec![Value::Point(here)])),
+            "[point({x: 12.5, y: 56.0, crs: 'wgs-84'})]"
+        );
         let ada = node("ada", &["Person"], &[("name", Value::from("Ada"))]);
         assert_eq!(cell(&Value::Node(ada.clone())), "(:Person {name: 'Ada'})");
         assert_eq!(cell(&Value::Node(node("x", &[], &[]))), "()");

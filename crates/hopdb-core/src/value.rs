@@ -38,6 +38,11 @@ pub enum Value {
     Map(BTreeMap<String, Value>),
 }
 
+/// The reserved key of a stored temporal value: the store has no temporal types, so the
+/// Cypher engine stores one as the map `{"$hopdb.temporal": [type tag, text form]}` and the
+/// exporter and clients read it back by this key.
+pub const TEMPORAL_KEY: &str = "$hopdb.temporal";
+
 /// The properties of a node or edge, ordered by name.
 pub type Props = BTreeMap<String, Value>;
 

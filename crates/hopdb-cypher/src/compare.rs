@@ -7,10 +7,11 @@
 //!   `1 = 1.0` is true, `NaN = NaN` is false, values of different types are unequal.
 //! * [`compare`] / [`compare_op`] are `<`, `<=`, `>`, `>=`: only numbers, strings, booleans,
 //!   lists of comparable values and temporal values of one type are comparable; anything
-//!   else yields `null`. Comparisons with `NaN` are `false` (not `null`), which an
+//!   else yields `null`. Points are as Neo4j has them: equal points satisfy `<=` and `>=`,
+//!   and every other comparison of points is `null`. Comparisons with `NaN` are `false` (not `null`), which an
 //!   [`Ordering`] cannot express: operators should use [`compare_op`].
 //! * [`order`] is the total order of ORDER BY, `min` and `max` (Neo4j's orderability:
-//!   `MAP < NODE < RELATIONSHIP < LIST < PATH < DATETIME < LOCALDATETIME < DATE < TIME <
+//!   `MAP < NODE < RELATIONSHIP < LIST < PATH < POINT < DATETIME < LOCALDATETIME < DATE < TIME <
 //!   LOCALTIME < DURATION < STRING < BOOLEAN < NUMBER < NULL`, `NaN` after all numbers).
 //! * [`equivalent`] / [`GroupKey`] is grouping equivalence (DISTINCT, grouping keys): like
 //!   `=` but `null` is equivalent to `null` and `NaN` to `NaN`.
@@ -18,6 +19,7 @@
 use crate::error::{CypherError, Result};
 use crate::temporal;
 use crate::value::{Map, PathValue, Value};
+use hopdb_database::spatial::Point;
 use std::cmp::Ordering;
 use std::hash::{Hash, Hasher};
 
@@ -145,6 +147,7 @@ pub fn equals(a: &Value, b: &Value) -> Option<bool> {
         (Value::Node(x), Value::Node(y)) => Some(x == y),
         (Value::Relationship(x), Value::Relationship(y)) => Some(x == y),
         (Value::Path(x), Value::Path(y)) => Some(paths_equal(x, y)),
+        (Value::Point(x), Value::Point(y)) => Some(order_points(x, y) == Ordering::Equal),
         _ if is_temporal(a) && is_temporal(b) => Some(temporal_equals(a, b)),
         _ => Some(false),
     }
@@ -232,6 +235,10 @@ pub fn compare_op(op: CmpOp, a: &Value, b: &Value) -> Option<bool> {
     if is_number(a) && is_number(b) {
         return Some(cmp_numbers(a, b).is_some_and(|o| op.holds(o)));
     }
+    if let (Value::Point(x), Value::Point(y)) = (a, b) {
+        let inclusive = matches!(op, CmpOp::Le | CmpOp::Ge);
+        return (inclusive && order_points(x, y) == Ordering::Equal).then_some(true);
+    }
     compare(a, b).map(|o| op.holds(o))
 }
 
@@ -244,17 +251,28 @@ fn type_rank(v: &Value) -> u8 {
         Value::List(_) => 3,
         Value::Bytes(_) => 4,
         Value::Path(_) => 5,
-        Value::DateTime(_) => 6,
-        Value::LocalDateTime(_) => 7,
-        Value::Date(_) => 8,
-        Value::Time(_) => 9,
-        Value::LocalTime(_) => 10,
-        Value::Duration(_) => 11,
-        Value::String(_) => 12,
-        Value::Bool(_) => 13,
-        Value::Int(_) | Value::Float(_) => 14,
-        Value::Null => 15,
+        Value::Point(_) => 6,
+        Value::DateTime(_) => 7,
+        Value::LocalDateTime(_) => 8,
+        Value::Date(_) => 9,
+        Value::Time(_) => 10,
+        Value::LocalTime(_) => 11,
+        Value::Duration(_) => 12,
+        Value::String(_) => 13,
+        Value::Bool(_) => 14,
+        Value::Int(_) | Value::Float(_) => 15,
+        Value::Null => 16,
     }
+}
+
+/// Points in ORDER BY: by SRID (so `wgs-84 < cartesian < cartesian-3d`), then coordinate by
+/// coordinate; equal exactly when every coordinate is (bit for bit, as Neo4j compares).
+fn order_points(x: &Point, y: &Point) -> Ordering {
+    x.crs.srid().cmp(&y.crs.srid()).then_with(|| {
+        x.coords()
+            .zip(y.coords())
+            .fold(Ordering::Equal, |o, (p, q)| o.then(p.total_cmp(&q)))
+    })
 }
 
 fn order_numbers(a: &Value, b: &Value) -> Ordering {
@@ -330,7 +348,8 @@ fn rel_order(p: &crate::value::RelRef, q: &crate::value::RelRef) -> Ordering {
 /// The total order of ORDER BY (nulls last ascending), also used by `min` and `max`.
 ///
 /// Across types: `MAP < NODE < RELATIONSHIP < LIST < PATH < DATETIME < LOCALDATETIME < DATE <
-/// TIME < LOCALTIME < DURATION < STRING < BOOLEAN < NUMBER < NULL` (bytes sort between lists
+/// TIME < LOCALTIME < DURATION < STRING < BOOLEAN < NUMBER < NULL` with points between paths
+/// and datetimes (bytes sort between lists
 /// and paths); `NaN` sorts after every other number; lists lexicographically by this order;
 /// maps by size, then keys, then values; nodes and relationships by identity.
 pub fn order(a: &Value, b: &Value) -> Ordering {
@@ -348,6 +367,7 @@ pub fn order(a: &Value, b: &Value) -> Ordering {
         (Value::Node(x), Value::Node(y)) => x.key.cmp(&y.key),
         (Value::Relationship(x), Value::Relationship(y)) => rel_order(x, y),
         (Value::Path(x), Value::Path(y)) => order_paths(x, y),
+        (Value::Point(x), Value::Point(y)) => order_points(x, y),
         _ if is_number(a) => order_numbers(a, b),
         _ => temporal::compare(a, b).unwrap_or(Ordering::Equal),
     }
@@ -441,6 +461,11 @@ fn hash_value<H: Hasher>(v: &Value, h: &mut H) {
             }
         }
         Value::Time(_) => 13u8.hash(h),
+        Value::Point(p) => {
+            14u8.hash(h);
+            p.crs.hash(h);
+            p.coords().for_each(|c| c.to_bits().hash(h));
+        }
         Value::Date(_) | Value::LocalTime(_) | Value::LocalDateTime(_) | Value::Duration(_) => {
             // These have one canonical string form per value.
             std::mem::discriminant(v).hash(h);

@@ -1,11 +1,12 @@
 //! Cypher's run-time values: the store's property values plus nodes, relationships, paths
-//! and the temporal types.
+//! and the temporal and spatial types.
 //!
 //! Nodes and relationships are references (the node's key; a relationship's endpoints, type
 //! and edge id) so that reads inside a write transaction always see the latest state; the
 //! executor fills `data` when a value leaves the engine in a result row.
 
 use crate::temporal::{Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
+use hopdb_database::spatial::Point;
 use hopdb_database::NodeKey;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -50,6 +51,8 @@ pub enum Value {
     DateTime(DateTime),
     /// A duration.
     Duration(Duration),
+    /// A spatial point (stored as the map [`Point::to_store`] makes).
+    Point(Point),
 }
 
 /// A node: its unique key, and once materialized for a result, its id, labels and properties.
@@ -166,6 +169,7 @@ impl Value {
             Value::LocalDateTime(_) => "LOCAL DATETIME",
             Value::DateTime(_) => "ZONED DATETIME",
             Value::Duration(_) => "DURATION",
+            Value::Point(_) => "POINT",
         }
     }
 
@@ -174,7 +178,7 @@ impl Value {
         matches!(self, Value::Null)
     }
 
-    /// Converts a stored property value.
+    /// Converts a stored property value (a map of the stored point shape is a point).
     pub fn from_store(v: hopdb_database::Value) -> Value {
         use hopdb_database::Value as S;
         match v {
@@ -185,7 +189,10 @@ impl Value {
             S::Str(s) => Value::String(s),
             S::Bytes(b) => Value::Bytes(b),
             S::List(l) => Value::List(l.into_iter().map(Value::from_store).collect()),
-            S::Map(m) => Value::Map(m.into_iter().map(|(k, v)| (k, Value::from_store(v))).collect()),
+            S::Map(m) => match Point::from_store(&m) {
+                Some(p) => Value::Point(p),
+                None => Value::Map(m.into_iter().map(|(k, v)| (k, Value::from_store(v))).collect()),
+            },
         }
     }
 
@@ -207,6 +214,7 @@ impl Value {
                     .map(|(k, v)| Some((k.clone(), v.to_store()?)))
                     .collect::<Option<BTreeMap<_, _>>>()?,
             ),
+            Value::Point(p) => p.to_store(),
             _ => return None,
         })
     }

@@ -17,9 +17,10 @@
 //! empty string is written `""` (neo4j-admin reads an unquoted empty field as no value).
 
 use crate::error::{io, ImportError, Result};
-use crate::neo4j::{is_point, point_text, to_json, CsvOptions, IdType, KEY_COLUMN};
+use crate::neo4j::{point_text, to_json, CsvOptions, IdType, KEY_COLUMN};
 use crate::{FileGroup, ImportSpec};
-use hopdb_core::{Direction, EdgeTypeOptions, Graph, GraphRead, NodeKey, Props, Value};
+use hopdb_core::spatial::Point;
+use hopdb_core::{Direction, EdgeTypeOptions, Graph, GraphRead, NodeKey, Props, Value, TEMPORAL_KEY};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::Path;
@@ -34,10 +35,6 @@ pub struct CsvExport {
     /// Total size of the files in the output directory.
     pub bytes: u64,
 }
-
-/// The reserved key of a stored temporal value's map (the query layer's encoding:
-/// `{"$hopdb.temporal": [type, text]}`).
-const TEMPORAL_KEY: &str = "$hopdb.temporal";
 
 /// Array delimiters tried in turn: the first that no exported list element or label holds.
 const DELIMITERS: [char; 5] = [';', '|', '^', '~', '\u{1f}'];
@@ -96,7 +93,7 @@ fn kind_of(v: &Value) -> Option<Kind> {
         Value::Float(_) => Kind::Float,
         Value::Bool(_) => Kind::Bool,
         Value::Str(_) => Kind::Str,
-        Value::Map(m) if is_point(m) => Kind::Point,
+        v if stored_point(v).is_some() => Kind::Point,
         v => Kind::Temporal(temporal(v)?.0),
     })
 }
@@ -215,6 +212,14 @@ impl Columns {
     }
 }
 
+/// The point a stored value holds, if it is one.
+fn stored_point(v: &Value) -> Option<Point> {
+    match v {
+        Value::Map(m) => Point::from_store(m),
+        _ => None,
+    }
+}
+
 /// A scalar in neo4j-admin's text form.
 fn plain(v: &Value) -> String {
     match v {
@@ -224,11 +229,15 @@ fn plain(v: &Value) -> String {
         Value::Float(f) => format!("{f:?}"),
         Value::Bool(b) => b.to_string(),
         Value::Str(s) => s.clone(),
-        Value::Map(m) if is_point(m) => point_text(m),
-        other => match temporal(other) {
-            Some((_, text)) => text.to_string(),
-            None => to_json(other).map(|j| j.to_string()).unwrap_or_default(),
-        },
+        other => {
+            if let Some(p) = stored_point(other) {
+                return point_text(&p);
+            }
+            match temporal(other) {
+                Some((_, text)) => text.to_string(),
+                None => to_json(other).map(|j| j.to_string()).unwrap_or_default(),
+            }
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 use crate::bad::{BadKind, BadLog};
 use crate::error::Result;
 use base64::Engine as _;
+use hopdb_core::spatial::{Point, PointFields};
 use hopdb_core::{NodeKey, Props, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -510,125 +511,52 @@ pub(crate) fn row_props(
     Ok(())
 }
 
-/// Coordinate reference systems of points: (name, SRID, dimensions, geographic).
-const CRS: [(&str, i64, usize, bool); 4] = [
-    ("cartesian", 7203, 2, false),
-    ("cartesian-3d", 9157, 3, false),
-    ("wgs-84", 4326, 2, true),
-    ("wgs-84-3d", 4979, 3, true),
-];
-
 /// Parses neo4j-admin's point syntax, `{x: 1, y: 2}`, `{latitude: 56.7, longitude: 12.8,
-/// height: 100}`, optionally with `crs` or `srid`, into the map HopDB stores for a point:
-/// `{crs, srid, x, y}` plus `z` for 3-D points (geographic points keep longitude as `x`,
-/// latitude as `y` and height as `z`, as Neo4j's point does).
+/// height: 100}`, optionally with `crs` or `srid`, into the stored point map
+/// ([`Point::to_store`]). The header's `{crs:...}` is the default; a crs of the wrong
+/// dimension for the value takes its sibling, as neo4j-admin does.
 pub fn parse_point(s: &str, default_crs: Option<&str>) -> std::result::Result<Value, String> {
     let body = s
         .trim()
         .strip_prefix('{')
         .and_then(|b| b.strip_suffix('}'))
         .ok_or_else(|| format!("'{s}' is not a point (expected a map such as {{x: 1, y: 2}})"))?;
-    let mut coords: BTreeMap<String, f64> = BTreeMap::new();
-    let (mut crs, mut srid) = (default_crs.map(str::to_ascii_lowercase), None);
+    let mut fields = PointFields::default();
+    let mut named_crs = None;
     for part in body.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let (k, v) = part
             .split_once(':')
             .ok_or_else(|| format!("point '{s}': '{part}' is not key: value"))?;
-        let k = k
-            .trim()
-            .trim_matches(|c| c == '\'' || c == '"' || c == '`')
-            .to_ascii_lowercase();
+        let k = k.trim().trim_matches(|c| c == '\'' || c == '"' || c == '`');
         let v = v.trim().trim_matches(|c| c == '\'' || c == '"');
-        match k.as_str() {
-            "crs" => crs = Some(v.to_ascii_lowercase()),
-            "srid" => {
-                srid = Some(
-                    v.parse::<i64>()
-                        .map_err(|_| format!("point '{s}': srid '{v}' is not an integer"))?,
-                )
+        let done = match k.to_ascii_lowercase().as_str() {
+            "crs" => {
+                named_crs = Some(v);
+                Ok(())
             }
-            "x" | "y" | "z" | "longitude" | "latitude" | "height" => {
-                let x = v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(|| format!("point '{s}': {k} '{v}' is not a number"))?;
-                let axis = match k.as_str() {
-                    "longitude" => "x",
-                    "latitude" => "y",
-                    "height" => "z",
-                    a => a,
-                };
-                if coords.insert(axis.to_string(), x).is_some() {
-                    return Err(format!("point '{s}' gives {axis} twice"));
-                }
-            }
-            other => return Err(format!("point '{s}': unknown key '{other}'")),
-        }
+            "srid" => match v.parse::<i64>() {
+                Ok(id) => fields.srid(id),
+                Err(_) => Err(format!("srid '{v}' is not an integer")),
+            },
+            _ => match v.parse::<f64>() {
+                Ok(x) => fields.coordinate(k, x),
+                Err(_) => Err(format!("{k} '{v}' is not a number")),
+            },
+        };
+        done.map_err(|e| format!("point '{s}': {e}"))?;
     }
-    let geographic_keys = ["longitude", "latitude", "height"]
-        .iter()
-        .any(|k| body.to_ascii_lowercase().contains(k));
-    let dims = coords.len();
-    if !coords.contains_key("x") || !coords.contains_key("y") || !(2..=3).contains(&dims) {
-        return Err(format!(
-            "point '{s}' needs x and y (or longitude and latitude), and at most z or height"
-        ));
+    if let Some(name) = named_crs.or(default_crs) {
+        fields.crs(name).map_err(|e| format!("point '{s}': {e}"))?;
     }
-    let by_srid = srid.and_then(|id| CRS.iter().find(|c| c.1 == id));
-    let chosen = match (&crs, by_srid) {
-        (Some(name), _) => CRS
-            .iter()
-            .find(|c| c.0 == name)
-            .ok_or_else(|| format!("point '{s}': unknown crs '{name}' (cartesian, cartesian-3d, wgs-84, wgs-84-3d)"))?,
-        (None, Some(c)) => c,
-        (None, None) => CRS
-            .iter()
-            .find(|c| c.2 == dims && c.3 == geographic_keys)
-            .ok_or_else(|| format!("point '{s}': no crs fits"))?,
-    };
-    // A 2-D crs named for three coordinates (or the other way) takes the matching dimension.
-    let chosen = if chosen.2 == dims {
-        chosen
-    } else {
-        CRS.iter()
-            .find(|c| c.2 == dims && c.3 == chosen.3)
-            .ok_or_else(|| format!("point '{s}': no crs fits"))?
-    };
-    if chosen.3 && !(-90.0..=90.0).contains(&coords["y"]) {
-        return Err(format!("point '{s}': latitude must be within -90 and 90"));
-    }
-    let mut m = BTreeMap::new();
-    m.insert("crs".to_string(), Value::Str(chosen.0.to_string()));
-    m.insert("srid".to_string(), Value::Int(chosen.1));
-    for (k, v) in coords {
-        m.insert(k, Value::Float(v));
-    }
-    Ok(Value::Map(m))
+    let point = fields.build_adapting().map_err(|e| format!("point '{s}': {e}"))?;
+    Ok(point.to_store())
 }
 
-/// Whether a stored map is a point as [`parse_point`] makes it.
-pub fn is_point(m: &BTreeMap<String, Value>) -> bool {
-    let (Some(Value::Str(crs)), Some(Value::Int(srid))) = (m.get("crs"), m.get("srid")) else {
-        return false;
-    };
-    let Some(c) = CRS.iter().find(|c| c.0 == crs && c.1 == *srid) else {
-        return false;
-    };
-    let axes: Vec<&str> = ["x", "y", "z"][..c.2].to_vec();
-    m.len() == 2 + c.2 && axes.iter().all(|a| matches!(m.get(*a), Some(Value::Float(_))))
-}
-
-/// A point map in neo4j-admin's syntax (`{crs:wgs-84, x:12.5, y:56.7}`).
-pub fn point_text(m: &BTreeMap<String, Value>) -> String {
-    let mut out = String::from("{");
-    if let Some(Value::Str(crs)) = m.get("crs") {
-        out.push_str(&format!("crs:{crs}"));
-    }
-    for a in ["x", "y", "z"] {
-        if let Some(Value::Float(v)) = m.get(a) {
-            out.push_str(&format!(", {a}:{v:?}"));
-        }
+/// A point in neo4j-admin's syntax (`{crs:wgs-84, x:12.5, y:56.7}`).
+pub fn point_text(p: &Point) -> String {
+    let mut out = format!("{{crs:{}", p.crs.name());
+    for (axis, c) in ["x", "y", "z"].into_iter().zip(p.coords()) {
+        out.push_str(&format!(", {axis}:{c:?}"));
     }
     out.push('}');
     out

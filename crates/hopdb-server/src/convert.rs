@@ -10,16 +10,18 @@
 //!   sequence that walks them, a relationship index negative when it is walked backwards.
 //! * `DATETIME` with a named zone becomes `DateTimeZoneId` (with its offset at that instant,
 //!   needed by 4.4 clients), with a fixed offset `DateTime`; the other temporal types map one
-//!   to one. Points do not exist in HopDB.
+//!   to one. Points are `Point2D` / `Point3D` with their SRID.
 //!
-//! Parameters come in the other way: every PackStream value, and the temporal structures
-//! (a zoned `DateTimeZoneId` is resolved in the IANA zone database the engine uses). Graph
-//! entities and points are refused with a FAILURE naming the parameter.
+//! Parameters come in the other way: every PackStream value, the temporal structures (a
+//! zoned `DateTimeZoneId` is resolved in the IANA zone database the engine uses) and points
+//! (checked as `point()` checks them: a known SRID of the right dimension, a latitude within
+//! ±90). Graph entities are refused with a FAILURE naming the parameter.
 
 use hopdb_bolt::structs::{self as bs, tag, BoltStruct};
 use hopdb_bolt::{BoltFailure, Value as Bolt};
 use hopdb_cypher::temporal::{self, Clock, Date, DateTime, Duration, LocalDateTime, LocalTime, Time};
 use hopdb_cypher::{Map, NodeRef, Params, PathValue, RelRef, Value, KEY_PROPERTY};
+use hopdb_database::spatial::{Crs, Point};
 
 const NANOS_PER_SECOND: i64 = 1_000_000_000;
 const SECONDS_PER_DAY: i64 = 86_400;
@@ -83,7 +85,28 @@ pub fn to_bolt(v: &Value) -> Result<Bolt, BoltFailure> {
             nanoseconds: i64::from(d.nanos),
         }
         .into_value(),
+        Value::Point(p) => match p.z {
+            None => bs::Point2D {
+                srid: p.crs.srid(),
+                x: p.x,
+                y: p.y,
+            }
+            .into_value(),
+            Some(z) => bs::Point3D {
+                srid: p.crs.srid(),
+                x: p.x,
+                y: p.y,
+                z,
+            }
+            .into_value(),
+        },
     })
+}
+
+/// A point parameter: a known SRID of the structure's dimension, valid coordinates.
+fn point(what: &str, srid: i64, x: f64, y: f64, z: Option<f64>) -> Result<Value, BoltFailure> {
+    let crs = Crs::from_srid(srid).ok_or_else(|| bad(what, format!("unknown SRID {srid} (7203, 9157, 4326, 4979)")))?;
+    Point::new(crs, x, y, z).map(Value::Point).map_err(|e| bad(what, e))
 }
 
 /// A result row as Bolt values.
@@ -343,11 +366,13 @@ fn structure(v: &Bolt) -> Result<Value, BoltFailure> {
                     .ok_or_else(|| bad("Duration", "seconds out of range"))?,
             )
         }
-        tag::POINT_2D | tag::POINT_3D => {
-            return Err(BoltFailure::new(
-                TYPE_ERROR,
-                "HopDB has no spatial values: a point cannot be a parameter",
-            ))
+        tag::POINT_2D => {
+            let p = bs::Point2D::from_value(v).ok_or_else(|| malformed("Point2D"))?;
+            point("Point2D", p.srid, p.x, p.y, None)?
+        }
+        tag::POINT_3D => {
+            let p = bs::Point3D::from_value(v).ok_or_else(|| malformed("Point3D"))?;
+            point("Point3D", p.srid, p.x, p.y, Some(p.z))?
         }
         tag::NODE | tag::RELATIONSHIP | tag::UNBOUND_RELATIONSHIP | tag::PATH => {
             return Err(BoltFailure::new(
@@ -442,13 +467,43 @@ mod tests {
     }
 
     #[test]
+    fn points_round_trip() {
+        for (crs, z) in [(Crs::Cartesian, None), (Crs::Wgs843D, Some(100.0))] {
+            let v = Value::Point(Point::new(crs, 12.5, -56.25, z).unwrap());
+            let bolt = to_bolt(&v).unwrap();
+            let (t, fields) = bolt.as_structure().unwrap();
+            assert_eq!(
+                (t, fields.len()),
+                (
+                    if z.is_some() { tag::POINT_3D } else { tag::POINT_2D },
+                    3 + z.iter().count()
+                )
+            );
+            assert_eq!(fields[0], Bolt::Integer(crs.srid()));
+            assert_eq!(from_bolt(bolt).unwrap(), v);
+        }
+    }
+
+    #[test]
     fn bad_parameters_are_refused() {
-        let point = bs::Point2D {
-            srid: 7203,
-            x: 1.0,
-            y: 2.0,
+        let p2 = |srid, y| bs::Point2D { srid, x: 1.0, y }.into_value();
+        let p3 = |srid| {
+            bs::Point3D {
+                srid,
+                x: 1.0,
+                y: 2.0,
+                z: 3.0,
+            }
+            .into_value()
         };
-        assert_eq!(from_bolt(point.into_value()).unwrap_err().code, TYPE_ERROR);
+        for (point, why) in [
+            (p2(1234, 2.0), "SRID 1234"),
+            (p3(4326), "coordinates"),
+            (p2(4326, 91.0), "latitude"),
+        ] {
+            let f = from_bolt(point).unwrap_err();
+            assert!(f.code == TYPE_ERROR && f.message.contains(why), "{f}");
+        }
         let bad_time = bs::LocalTime {
             nanoseconds: NANOS_PER_DAY,
         };

@@ -15,7 +15,7 @@
 //!   security errors, `503` for transient errors and `500` for database errors.
 //! * Values: null, booleans, numbers, strings and lists as themselves; maps as objects; byte
 //!   arrays as base64 strings; temporal values as ISO-8601 strings (`2015-03-26`,
-//!   `12:50:35.556+01:00`, `P14DT16H12M`); nodes as `{"elementId", "labels", "properties"}`;
+//!   `12:50:35.556+01:00`, `P14DT16H12M`); points as extended WKT (`SRID=4326;POINT (12.5 56.25)`); nodes as `{"elementId", "labels", "properties"}`;
 //!   relationships as `{"elementId", "startNodeElementId", "endNodeElementId", "type",
 //!   "properties"}`; paths as the array of their nodes and relationships in walk order.
 //!   Element ids and properties are those Bolt clients see (the node key `_key` is not a
@@ -348,7 +348,16 @@ pub(crate) fn to_json(v: &Value) -> Result<Json, ApiError> {
         Value::LocalDateTime(t) => Json::String(t.to_string()),
         Value::DateTime(t) => Json::String(t.to_string()),
         Value::Duration(d) => Json::String(d.to_string()),
+        Value::Point(p) => Json::String(wkt(p)),
     })
+}
+
+/// A point as extended well-known text, `SRID=7203;POINT (1.0 2.0)` (`POINT Z` in 3-D), the
+/// form Neo4j's query API gives points.
+fn wkt(p: &hopdb_database::spatial::Point) -> String {
+    let coords: Vec<String> = p.coords().map(|c| format!("{c:?}")).collect();
+    let z = if p.z.is_some() { " Z" } else { "" };
+    format!("SRID={};POINT{z} ({})", p.crs.srid(), coords.join(" "))
 }
 
 /// A map as a JSON object; `properties`: without the node key.

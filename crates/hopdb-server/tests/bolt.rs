@@ -194,7 +194,7 @@ fn a_syntax_error_fails_until_reset() {
         vec![(
             "p",
             bs::Point2D {
-                srid: 7203,
+                srid: 1234,
                 x: 1.0,
                 y: 2.0,
             }
@@ -202,6 +202,7 @@ fn a_syntax_error_fails_until_reset() {
         )],
     )]);
     assert_eq!(r[0].code(), "Neo.ClientError.Statement.TypeError", "{r:?}");
+    assert!(r[0].str("message").contains("SRID 1234"), "{r:?}");
     assert!(r[0].str("message").contains("$p"), "{r:?}");
 }
 

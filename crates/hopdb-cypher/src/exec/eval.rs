@@ -410,6 +410,7 @@ pub(crate) fn property(ctx: &Ctx, base: &Value, key: &str) -> Result<Value> {
         Value::Node(n) => ctx.node_property(n, key),
         Value::Relationship(r) => ctx.rel_property(r, key),
         Value::Map(m) => Ok(m.get(key).cloned().unwrap_or(Value::Null)),
+        Value::Point(p) => crate::functions::spatial::property(p, key),
         other => match crate::temporal::property(other, key) {
             Some(r) => r,
             None => Err(CypherError::type_error(format!(

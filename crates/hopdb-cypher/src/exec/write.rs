@@ -30,6 +30,15 @@ fn storable(key: &str, v: &Value) -> Result<hopdb_database::Value> {
     match v {
         Value::Map(_) | Value::Node(_) | Value::Relationship(_) | Value::Path(_) => Err(bad(v.type_name())),
         Value::List(l) => {
+            let mut systems = l.iter().filter_map(|x| match x {
+                Value::Point(p) => Some(p.crs),
+                _ => None,
+            });
+            if let Some(first) = systems.next() {
+                if systems.any(|c| c != first) {
+                    return Err(bad("list of points in different coordinate systems"));
+                }
+            }
             let mut out = Vec::with_capacity(l.len());
             for x in l {
                 match x {

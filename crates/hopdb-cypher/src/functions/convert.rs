@@ -114,6 +114,7 @@ pub fn to_cypher_string(v: &Value) -> Option<String> {
         Value::Int(i) => Some(i.to_string()),
         Value::Float(f) => Some(format_float(*f)),
         Value::Bool(b) => Some(b.to_string()),
+        Value::Point(p) => Some(super::spatial::to_cypher_string(p)),
         _ if is_temporal(v) => temporal::to_cypher_string(v),
         _ => None,
     }

@@ -26,6 +26,7 @@ mod convert;
 mod entity;
 mod list;
 mod math;
+pub(crate) mod spatial;
 mod string;
 
 pub use convert::{format_float, to_cypher_string};
@@ -56,7 +57,8 @@ pub fn signature(name: &str) -> Option<(usize, Option<usize>)> {
         "e" | "pi" | "rand" | "timestamp" | "randomuuid" => Some((0, Some(0))),
         "coalesce" => Some((1, None)),
         "apoc.version" => Some((0, Some(0))),
-        "apoc.any.property" => Some((2, Some(2))),
+        "apoc.any.property" | "point.distance" => Some((2, Some(2))),
+        "point.withinbbox" => Some((3, Some(3))),
         "atan2" | "left" | "right" | "split" | "nullif" => Some((2, Some(2))),
         "replace" => Some((3, Some(3))),
         "substring" | "range" => Some((2, Some(3))),
@@ -69,7 +71,7 @@ pub fn signature(name: &str) -> Option<(usize, Option<usize>)> {
         | "sin" | "cos" | "tan" | "asin" | "acos" | "atan" | "cot" | "sinh" | "cosh" | "tanh" | "coth" | "degrees"
         | "radians" | "haversin" | "isnan" | "head" | "last" | "tail" | "isempty" | "keys" | "nodes"
         | "relationships" | "length" | "id" | "elementid" | "labels" | "type" | "properties" | "startnode"
-        | "endnode" | "exists" => one,
+        | "endnode" | "exists" | "point" => one,
         _ => None,
     }
 }
@@ -100,6 +102,7 @@ pub fn call(name: &str, args: Vec<Value>, graph: &dyn GraphAccess) -> Option<Res
         .or_else(|| list::call(name, &args))
         .or_else(|| convert::call(name, &args))
         .or_else(|| entity::call(name, &args, graph))
+        .or_else(|| spatial::call(name, &args))
         .or_else(|| apoc::call(name, &args, graph))
 }
 

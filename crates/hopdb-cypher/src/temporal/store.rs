@@ -13,7 +13,7 @@ use crate::value::Value;
 use hopdb_database::Value as S;
 
 /// The reserved key of a stored temporal value's map.
-pub const STORE_KEY: &str = "$hopdb.temporal";
+pub use hopdb_database::TEMPORAL_KEY as STORE_KEY;
 
 fn tag(v: &Value) -> Option<&'static str> {
     Some(match v {

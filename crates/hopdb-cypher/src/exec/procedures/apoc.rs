@@ -596,6 +596,7 @@ fn meta_type(v: &hopdb_database::Value) -> (&'static str, bool) {
         Value::LocalDateTime(_) => "LOCAL_DATE_TIME",
         Value::DateTime(_) => "DATE_TIME",
         Value::Duration(_) => "DURATION",
+        Value::Point(_) => "POINT",
         Value::Node(_) | Value::Relationship(_) | Value::Path(_) => "ANY",
     };
     (t, matches!(v, V::List(_) | V::Bytes(_)))

@@ -44,6 +44,8 @@ pub enum CypherType {
     DateTime,
     /// `DURATION?`.
     Duration,
+    /// `POINT?`.
+    Point,
 }
 
 impl CypherType {
@@ -81,6 +83,7 @@ impl CypherType {
             "LOCALDATETIME" | "LOCAL DATETIME" => CypherType::LocalDateTime,
             "DATETIME" | "ZONED DATETIME" => CypherType::DateTime,
             "DURATION" => CypherType::Duration,
+            "POINT" => CypherType::Point,
             _ => return None,
         })
     }
@@ -123,6 +126,7 @@ impl CypherType {
                 | (T::LocalDateTime, Value::LocalDateTime(_))
                 | (T::DateTime, Value::DateTime(_))
                 | (T::Duration, Value::Duration(_))
+                | (T::Point, Value::Point(_))
         ) || matches!((self, v), (T::List(i), Value::List(l)) if l.iter().all(|x| i.admits(x)))
     }
 }
@@ -147,6 +151,7 @@ impl fmt::Display for CypherType {
             CypherType::LocalDateTime => "LOCALDATETIME",
             CypherType::DateTime => "DATETIME",
             CypherType::Duration => "DURATION",
+            CypherType::Point => "POINT",
         };
         write!(f, "{name}?")
     }
