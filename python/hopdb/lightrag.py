@@ -93,9 +93,9 @@ Asyncio
     (``get_knowledge_graph``, ``get_all_*``, label listing and search, ``drop``) and opening
     the store run on a worker thread.
 
-    Opening a store also starts a thread that loads every node key into HopDB's in-memory key
-    index (``Graph.warm_key_index``: 0.25-0.3 s for 745,000 keys, within ``memory_mb``), so
-    each item of a batch read costs one storage lookup instead of two; closing waits for it.
+    Opening a store loads every node key into HopDB's in-memory key index on a background
+    thread (HopDB does this for every store it opens: 0.25-0.3 s for 745,000 keys, within
+    ``memory_mb``), so each item of a batch read costs one storage lookup instead of two.
 
     Label listing and search read the node keys alone (``Graph.node_keys``): from the cached
     projection when no write has landed since it was built, else from one scan of the nodes.
@@ -164,8 +164,8 @@ def __dir__() -> list[str]:
 # ---- open stores, shared per process -------------------------------------------------------
 
 _stores_lock = threading.Lock()
-#: path -> (store, use count, the thread warming its key index).
-_stores: dict[str, tuple[hopdb.Graph, int, threading.Thread]] = {}
+#: path -> (store, use count).
+_stores: dict[str, tuple[hopdb.Graph, int]] = {}
 
 
 def _acquire(path: str, memory_mb: Optional[float] = None) -> hopdb.Graph:
@@ -173,8 +173,8 @@ def _acquire(path: str, memory_mb: Optional[float] = None) -> hopdb.Graph:
     and memtables), its use count raised."""
     with _stores_lock:
         if path in _stores:
-            g, n, warm = _stores[path]
-            _stores[path] = (g, n + 1, warm)
+            g, n = _stores[path]
+            _stores[path] = (g, n + 1)
             return g
         g = hopdb.Graph(path, memory_mb=memory_mb)
         try:
@@ -182,21 +182,8 @@ def _acquire(path: str, memory_mb: Optional[float] = None) -> hopdb.Graph:
         except BaseException:
             g.close()
             raise
-        # LightRAG's query path reads nodes by name in batches of random keys: with every key
-        # in memory, each costs one storage lookup instead of two (the warm-up runs off the
-        # event loop; queries meanwhile fill the index as they go).
-        warm = threading.Thread(target=_warm_key_index, args=(g,), name="hopdb-key-index", daemon=True)
-        warm.start()
-        _stores[path] = (g, 1, warm)
+        _stores[path] = (g, 1)
         return g
-
-
-def _warm_key_index(g: hopdb.Graph) -> None:
-    try:
-        n = g.warm_key_index()
-        logger.debug(f"HopDB: {n} keys of {g.path} indexed in memory")
-    except hopdb.Error as e:  # only speed is at stake: reads fall back to the store
-        logger.warning(f"HopDB: warming the key index of {g.path} failed: {e}")
 
 
 def _release(path: str) -> None:
@@ -204,12 +191,11 @@ def _release(path: str) -> None:
     with _stores_lock:
         if path not in _stores:
             return
-        g, n, warm = _stores[path]
+        g, n = _stores[path]
         if n > 1:
-            _stores[path] = (g, n - 1, warm)
+            _stores[path] = (g, n - 1)
             return
         del _stores[path]
-    warm.join()  # the store closes only after the warm-up's scan has let go of it
     # Flushing the memtables on a clean close makes the next open replay no write-ahead log:
     # a reopen after 60k upserts measured 92-97 ms without, 44-64 ms with it.
     try:

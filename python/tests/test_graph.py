@@ -425,3 +425,37 @@ def test_readme_python_example_runs(tmp_path, monkeypatch, capsys):
     exec(compile(block, "README.md", "exec"), {})
     out = capsys.readouterr().out
     assert "'key': 'charles'" in out and "['ada', 'charles', 'engine']" in out
+
+
+def test_an_import_leaves_its_files_in_the_page_cache(tmp_path):
+    """RocksDB's SST writer drops each file it writes from the OS page cache; the importer reads
+    the ingested files back (posix_fadvise WILLNEED), so the first reads after an import do not
+    go to the disk. fincore(1) counts the resident pages of the store's files."""
+    import shutil
+
+    if shutil.which("fincore") is None:
+        pytest.skip("no fincore (util-linux) to count resident pages")
+    edges = tmp_path / "edges.csv"
+    with open(edges, "w") as f:
+        f.write("src,dst\n")
+        for i in range(300_000):
+            f.write(f"{i % 50_000},{(i * 7919) % 50_000}\n")
+    path = tmp_path / "store"
+    with hopdb.Graph(str(path)) as g:
+        g.import_files(edge_lists=[str(edges)])
+        ssts = sorted(str(p) for p in path.glob("*.sst"))
+        assert sum(os.path.getsize(p) for p in ssts) > 2_000_000
+
+        def resident() -> tuple[int, int]:
+            out = subprocess.run(["fincore", "--bytes", "--noheadings", "--raw", "--output", "RES,SIZE", *ssts],
+                                 capture_output=True, text=True, check=True).stdout
+            pairs = [tuple(int(x) for x in line.split()) for line in out.splitlines()]
+            return sum(r for r, _ in pairs), sum(s for _, s in pairs)
+
+        deadline = time.monotonic() + 10
+        while True:
+            res, size = resident()
+            if res >= 0.95 * size or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert res >= 0.95 * size, f"{res} of {size} bytes of the imported files are in the page cache"

@@ -81,6 +81,10 @@ pub struct Config {
     /// Budget of the in-memory key -> node id index (decision 0014): about 20 bytes a key of
     /// ten characters, so the default indexes about a million keys. Default 24 MiB.
     pub id_cache_bytes: u64,
+    /// Fill the key index from the key family on a background thread when a store on disk is
+    /// opened (until the index is full), so reads by key are fast without a call to
+    /// [`crate::Graph::warm_key_index`]. Default true.
+    pub warm_key_index: bool,
 }
 
 impl Config {
@@ -116,6 +120,7 @@ impl Default for Config {
             bloom_bits_per_key: 10.0,
             compression: Compression::Lz4,
             id_cache_bytes: 24 << 20,
+            warm_key_index: true,
         }
     }
 }

@@ -8,7 +8,7 @@ use crate::engine::rocks::RocksEngine;
 use crate::engine::{Cf, Engine, KvRead, Op, StorageStats};
 use crate::error::{corrupt_rec, Error, Result};
 use crate::index::IndexDef;
-use crate::key_index::{Indexed, KeyIndex};
+use crate::key_index::KeyIndex;
 use crate::model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
 use crate::read::View;
 use crate::records::*;
@@ -39,6 +39,9 @@ pub const FORMAT_VERSION: u32 = 1;
 #[derive(Clone)]
 pub struct Graph {
     inner: Arc<Inner>,
+    /// The background key-index warm-up started by the open: shared by the handle's clones,
+    /// stopped and joined when the last of them drops, so the store closes with them.
+    warm: Option<Arc<crate::warm::WarmUp>>,
 }
 
 /// What [`Graph::backup`] copied.
@@ -101,8 +104,11 @@ impl Graph {
             Self::create(path, &cfg)?;
         }
         let (engine, fresh) = RocksEngine::open(path, &cfg)?;
-        let g = Self::init(Box::new(engine), Some(path.to_owned()), cfg, fresh)?;
+        let mut g = Self::init(Box::new(engine), Some(path.to_owned()), cfg, fresh)?;
         tracing::info!(path = %path.display(), ms = started.elapsed().as_millis() as u64, "store ready");
+        if g.inner.cfg.warm_key_index && !fresh && g.inner.cfg.id_cache_bytes > 0 {
+            g.warm = crate::warm::start(&g.inner);
+        }
         Ok(g)
     }
 
@@ -227,6 +233,7 @@ impl Graph {
         // than the index's, and it is outside the budget).
         let live = quick_cache::unsync::Cache::new((cfg.id_cache_bytes / 128).max(16) as usize);
         Ok(Graph {
+            warm: None,
             inner: Arc::new(Inner::new(
                 engine,
                 path,
@@ -449,23 +456,7 @@ impl Graph {
     /// Reads by key then skip a RocksDB lookup from their first call. Safe at any time, from
     /// any thread: a key's id never changes.
     pub fn warm_key_index(&self) -> Result<u64> {
-        let (mut n, mut bad) = (0u64, false);
-        self.inner.engine.scan(Cf::Keys, &[], &[], &mut |k, v| {
-            let Some((id, _)) = parse_key_value(v) else {
-                bad = true;
-                return false;
-            };
-            match self.inner.ids.insert_encoded(k, id, false) {
-                Indexed::Yes => n += 1,
-                Indexed::Skipped => {}
-                Indexed::Full => return false,
-            }
-            true
-        })?;
-        if bad {
-            return Err(corrupt_rec("key mapping"));
-        }
-        Ok(n)
+        crate::warm::warm_key_index(&self.inner, &std::sync::atomic::AtomicBool::new(false))
     }
 
     /// Compacts every column family (reclaims space after large deletes).

@@ -33,6 +33,7 @@ pub mod spatial;
 mod state;
 mod topology;
 mod value;
+mod warm;
 mod write;
 
 pub use bulk::{BulkLoader, BulkOptions, BulkSummary};

@@ -675,6 +675,7 @@ impl Engine for RocksEngine {
     }
 
     fn ingest(&self, parts: Vec<BulkPart>) -> Result<()> {
+        let mut ingested = Vec::with_capacity(parts.len());
         for part in parts {
             let BulkPart::Sst { cf, path } = part else {
                 return Err(Error::invalid(
@@ -682,6 +683,10 @@ impl Engine for RocksEngine {
                     "buffered operations given to the RocksDB engine",
                 ));
             };
+            // Opened before the move: the hard link in the store is the same file.
+            if let Ok(f) = std::fs::File::open(&path) {
+                ingested.push(f);
+            }
             let mut o = IngestExternalFileOptions::default();
             // Hard-link the file in (same filesystem), and let it land on top of any data the
             // store already has (global sequence number) without blocking readers.
@@ -692,6 +697,7 @@ impl Engine for RocksEngine {
                 .ingest_external_file_cf_opts(self.cf(cf)?, &o, vec![&path])
                 .map_err(|e| map_err(&path, "ingesting a bulk file", e))?;
         }
+        read_ahead(ingested);
         Ok(())
     }
 
@@ -703,6 +709,28 @@ impl Engine for RocksEngine {
         std::fs::rename(&dir, &done).map_err(io_err(&dir))?;
         sync_dir(&self.path)?;
         std::fs::remove_dir_all(&done).map_err(io_err(&done))
+    }
+}
+
+/// Asks the kernel to read freshly ingested files back into the page cache, on a thread of
+/// its own. RocksDB's `SstFileWriter` drops each file from the page cache as it writes it
+/// (`invalidate_page_cache`, not settable through the C API), so without this the first
+/// reads after an import went to the disk: 90% of a NotreDame import's pages were not
+/// resident, and random reads ran at a tenth of their warm speed.
+fn read_ahead(files: Vec<std::fs::File>) {
+    if files.is_empty() {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("hopdb-readahead".into())
+        .spawn(move || {
+            for f in &files {
+                // Advice only: a failure leaves the pages to be read on demand.
+                let _ = rustix::fs::fadvise(f, 0, None, rustix::fs::Advice::WillNeed);
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::debug!(error = %e, "no read-ahead thread for the ingested files");
     }
 }
 
