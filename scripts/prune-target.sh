@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Keeps the persistent build directory from filling the disk: every change of a crate leaves a
 # new test binary and incremental cache beside the old ones. Removes test and bench executables
-# and incremental caches untouched for 3 days; the dependencies' libraries (RocksDB's above all)
-# are kept, so no run rebuilds them.
+# and incremental caches untouched for 3 days, and stale copies of the workspace's own
+# libraries; the dependencies' libraries (RocksDB's above all) are kept, so no run rebuilds
+# them. Run it before a build, never during one (scripts/test.sh does): it deletes files a
+# running build may be writing.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 for profile in release debug; do
@@ -13,6 +15,12 @@ for profile in release debug; do
     # by the next build; the others (hundreds of MB each with debug info) are dropped now.
     find "$deps" -maxdepth 1 -type f -perm -u+x ! -name '*.*' -printf '%T@ %f\n' \
       | sort -rn | awk '{ stem = $2; sub(/-[0-9a-f]+$/, "", stem); if (seen[stem]++) print $2 }' \
+      | while read -r f; do rm -f "$deps/$f"; done
+    # The workspace's own libraries get a new hash per checkout path and flag set (each CI
+    # clone in /tmp, each git worktree builds its own, about 0.5 GB a set): the newest four of
+    # each crate and kind stay, older ones are rebuilt if ever needed again.
+    find "$deps" -maxdepth 1 -type f \( -name 'libhopdb_*.rlib' -o -name 'libhopdb_*.rmeta' \) -printf '%T@ %f\n' \
+      | sort -rn | awk '{ kind = $2; sub(/-[0-9a-f]+\./, ".", kind); if (seen[kind]++ >= 4) print $2 }' \
       | while read -r f; do rm -f "$deps/$f"; done
   fi
   inc="$CARGO_TARGET_DIR/$profile/incremental"
