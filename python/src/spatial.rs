@@ -116,18 +116,12 @@ impl Point {
     }
 
     fn __eq__(&self, other: &Point) -> bool {
-        self.0.crs == other.0.crs
-            && self
-                .0
-                .coords()
-                .zip(other.0.coords())
-                .all(|(a, b)| a.to_bits() == b.to_bits())
+        self.0 == other.0
     }
 
     fn __hash__(&self) -> u64 {
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        self.0.crs.hash(&mut h);
-        self.0.coords().for_each(|c| c.to_bits().hash(&mut h));
+        self.0.hash(&mut h);
         h.finish()
     }
 

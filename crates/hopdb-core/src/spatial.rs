@@ -79,7 +79,9 @@ impl Crs {
 }
 
 /// A point: its crs and `dims()` coordinates (`z` is `Some` exactly for 3-D systems).
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// Equality and hashing are bit for bit on the coordinates, as Neo4j compares points (so
+/// `0.0` and `-0.0` differ); coordinates are finite, so this is a total equivalence.
+#[derive(Debug, Clone, Copy)]
 pub struct Point {
     /// The coordinate reference system.
     pub crs: Crs,
@@ -89,6 +91,20 @@ pub struct Point {
     pub y: f64,
     /// z, or height; `Some` exactly for 3-D systems.
     pub z: Option<f64>,
+}
+
+/// The axis (0-2) a coordinate name (case-insensitive) stands for, and whether the name is
+/// a geographic one.
+fn axis_of(name: &str) -> Option<(usize, bool)> {
+    Some(match name.to_ascii_lowercase().as_str() {
+        "x" => (0, false),
+        "y" => (1, false),
+        "z" => (2, false),
+        "longitude" => (0, true),
+        "latitude" => (1, true),
+        "height" => (2, true),
+        _ => return None,
+    })
 }
 
 /// Which named coordinates a point was given: `x`/`y`/`z` or `longitude`/`latitude`/`height`.
@@ -102,22 +118,19 @@ pub struct PointFields {
 }
 
 impl PointFields {
+    /// Whether `name` (case-insensitive) names a coordinate: x, y, z, longitude, latitude or
+    /// height.
+    pub fn is_coordinate(name: &str) -> bool {
+        axis_of(name).is_some()
+    }
+
     /// Adds one field given by name (case-insensitive): a coordinate name takes a number.
     /// Returns an error naming the field for an unknown name or a repeated coordinate.
     pub fn coordinate(&mut self, name: &str, value: f64) -> Result<(), String> {
-        let lower = name.to_ascii_lowercase();
-        let (axis, geographic) = match lower.as_str() {
-            "x" => (0, false),
-            "y" => (1, false),
-            "z" => (2, false),
-            "longitude" => (0, true),
-            "latitude" => (1, true),
-            "height" => (2, true),
-            _ => {
-                return Err(format!(
-                    "unknown point key '{name}' (x, y, z, longitude, latitude, height, crs, srid)"
-                ))
-            }
+        let Some((axis, geographic)) = axis_of(name) else {
+            return Err(format!(
+                "unknown point key '{name}' (x, y, z, longitude, latitude, height, crs, srid)"
+            ));
         };
         if !value.is_finite() {
             return Err(format!("point coordinate {name} is {value}, not a finite number"));
@@ -178,7 +191,29 @@ impl PointFields {
     }
 }
 
+impl PartialEq for Point {
+    fn eq(&self, other: &Point) -> bool {
+        self.bits() == other.bits()
+    }
+}
+
+impl Eq for Point {}
+
+impl std::hash::Hash for Point {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.bits().hash(h)
+    }
+}
+
 impl Point {
+    /// The point's identity: its crs and the bits of its coordinates.
+    fn bits(&self) -> (Crs, [u64; 3]) {
+        (
+            self.crs,
+            [self.x.to_bits(), self.y.to_bits(), self.z.map_or(0, f64::to_bits)],
+        )
+    }
+
     /// A point, checking the coordinate count and (for geographic points) the latitude; a
     /// longitude outside -180..180 is brought into it by whole turns, as Neo4j does.
     pub fn new(crs: Crs, x: f64, y: f64, z: Option<f64>) -> Result<Point, String> {

@@ -147,7 +147,7 @@ pub fn equals(a: &Value, b: &Value) -> Option<bool> {
         (Value::Node(x), Value::Node(y)) => Some(x == y),
         (Value::Relationship(x), Value::Relationship(y)) => Some(x == y),
         (Value::Path(x), Value::Path(y)) => Some(paths_equal(x, y)),
-        (Value::Point(x), Value::Point(y)) => Some(order_points(x, y) == Ordering::Equal),
+        (Value::Point(x), Value::Point(y)) => Some(x == y),
         _ if is_temporal(a) && is_temporal(b) => Some(temporal_equals(a, b)),
         _ => Some(false),
     }
@@ -237,7 +237,7 @@ pub fn compare_op(op: CmpOp, a: &Value, b: &Value) -> Option<bool> {
     }
     if let (Value::Point(x), Value::Point(y)) = (a, b) {
         let inclusive = matches!(op, CmpOp::Le | CmpOp::Ge);
-        return (inclusive && order_points(x, y) == Ordering::Equal).then_some(true);
+        return (inclusive && x == y).then_some(true);
     }
     compare(a, b).map(|o| op.holds(o))
 }
@@ -266,7 +266,7 @@ fn type_rank(v: &Value) -> u8 {
 }
 
 /// Points in ORDER BY: by SRID (so `wgs-84 < cartesian < cartesian-3d`), then coordinate by
-/// coordinate; equal exactly when every coordinate is (bit for bit, as Neo4j compares).
+/// coordinate (`total_cmp`: equal exactly when [`Point`]'s bitwise equality says so).
 fn order_points(x: &Point, y: &Point) -> Ordering {
     x.crs.srid().cmp(&y.crs.srid()).then_with(|| {
         x.coords()
@@ -463,8 +463,7 @@ fn hash_value<H: Hasher>(v: &Value, h: &mut H) {
         Value::Time(_) => 13u8.hash(h),
         Value::Point(p) => {
             14u8.hash(h);
-            p.crs.hash(h);
-            p.coords().for_each(|c| c.to_bits().hash(h));
+            p.hash(h);
         }
         Value::Date(_) | Value::LocalTime(_) | Value::LocalDateTime(_) | Value::Duration(_) => {
             // These have one canonical string form per value.

@@ -48,18 +48,21 @@ fn point(arg: &Value) -> Result<Value> {
     let bad = |msg: String| CypherError::argument("InvalidArgumentValue", format!("point(): {msg}"));
     let mut fields = PointFields::default();
     for (k, v) in m {
-        let lower = k.to_ascii_lowercase();
-        match (lower.as_str(), v) {
-            ("x" | "y" | "z" | "longitude" | "latitude" | "height", Value::Null) => return Ok(Value::Null),
-            ("x" | "y" | "z" | "longitude" | "latitude" | "height", Value::Int(i)) => fields.coordinate(k, *i as f64),
-            ("x" | "y" | "z" | "longitude" | "latitude" | "height", Value::Float(f)) => fields.coordinate(k, *f),
-            ("x" | "y" | "z" | "longitude" | "latitude" | "height", v) => {
-                Err(format!("{k} must be a number, not {}", v.type_name()))
-            }
-            ("crs", Value::String(name)) => fields.crs(name),
-            ("crs", v) => Err(format!("crs must be a string, not {}", v.type_name())),
-            ("srid", Value::Int(id)) => fields.srid(*id),
-            ("srid", v) => Err(format!("srid must be an integer, not {}", v.type_name())),
+        match k.to_ascii_lowercase().as_str() {
+            "crs" => match v {
+                Value::String(name) => fields.crs(name),
+                v => Err(format!("crs must be a string, not {}", v.type_name())),
+            },
+            "srid" => match v {
+                Value::Int(id) => fields.srid(*id),
+                v => Err(format!("srid must be an integer, not {}", v.type_name())),
+            },
+            name if PointFields::is_coordinate(name) => match v {
+                Value::Null => return Ok(Value::Null),
+                Value::Int(i) => fields.coordinate(k, *i as f64),
+                Value::Float(f) => fields.coordinate(k, *f),
+                v => Err(format!("{k} must be a number, not {}", v.type_name())),
+            },
             _ => Ok(()),
         }
         .map_err(bad)?;
