@@ -119,6 +119,12 @@ impl DegSet {
             .unwrap_or_default()
     }
 
+    /// Whether the node has an edge of any type in any direction: then it is alive
+    /// (deleting a node deletes its edges in the same batch), with no read of its record.
+    pub(crate) fn has_edges(&self) -> bool {
+        self.0.iter().any(|(_, d)| d.out != 0 || d.inn != 0 || d.und != 0)
+    }
+
     pub(crate) fn total(&self) -> Deg {
         let mut acc = Deg::default();
         self.0.iter().for_each(|(_, d)| acc.add(d));

@@ -548,12 +548,17 @@ impl View<'_> {
         let id = self
             .node_id(key)?
             .ok_or_else(|| Error::NodeNotFound { key: key.to_string() })?;
-        let d = match self.type_filter(ty)? {
-            None => Deg::default(),
-            Some(t) => pick_deg(self.deg_counters(id)?, t),
+        let (d, has_edges) = match self.type_filter(ty)? {
+            None => (Deg::default(), false),
+            Some(t) => {
+                let set = self.deg_counters(id)?;
+                let any = set.has_edges();
+                (pick_deg(set, t), any)
+            }
         };
         let (count, weight_sum) = deg_along(&d, dir);
-        if count == 0 && !self.node_live(id)? {
+        // Only a node without any edge may be a deleted one: read its record then alone.
+        if count == 0 && !has_edges && !self.node_live(id)? {
             return Err(Error::NodeNotFound { key: key.to_string() });
         }
         Ok(Degree {
@@ -567,29 +572,33 @@ impl View<'_> {
     pub(crate) fn degrees(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
         let ids = self.node_ids(keys)?;
         let mut counts: Vec<(i64, f64)> = vec![(0, 0.0); keys.len()];
+        let mut has_edges = vec![false; keys.len()];
         if let Some(t) = self.type_filter(ty)? {
             let sets = self.values_by_id(Cf::Deg, &ids, |id| deg_key(id).to_vec())?;
-            for (c, v) in counts.iter_mut().zip(sets) {
+            for ((c, any), v) in counts.iter_mut().zip(&mut has_edges).zip(sets) {
                 let set = match v {
                     Some(v) => DegSet::decode(&v).ok_or_else(|| corrupt_rec("degree counter"))?,
                     None => DegSet::default(),
                 };
+                *any = set.has_edges();
                 *c = deg_along(&pick_deg(set, t), dir);
             }
         }
-        // A node without edges may still be deleted (its key mapping stays): check those.
+        // A node without any edge may still be deleted (its key mapping stays): check those.
         let unsure: Vec<Option<NodeId>> = ids
             .iter()
             .zip(&counts)
-            .map(|(id, (c, _))| id.filter(|_| *c == 0))
+            .zip(&has_edges)
+            .map(|((id, (c, _)), any)| id.filter(|_| *c == 0 && !*any))
             .collect();
         let live = self.node_values(&unsure)?;
         Ok(ids
             .iter()
             .zip(counts)
             .zip(live)
-            .map(|((id, (count, weight_sum)), rec)| {
-                (id.is_some() && (count != 0 || rec.is_some())).then(|| Degree {
+            .zip(has_edges)
+            .map(|(((id, (count, weight_sum)), rec), any)| {
+                (id.is_some() && (count != 0 || any || rec.is_some())).then(|| Degree {
                     count: count.max(0) as u64,
                     weight_sum,
                 })

@@ -175,6 +175,51 @@ fn directed_edges_degrees_and_listing() {
 }
 
 #[test]
+fn a_zero_degree_is_told_apart_from_a_deleted_node() {
+    // A node with edges in any direction or of any type is alive, so its degree in another
+    // direction or type is 0 without a read of its record; only a node with no edge at all
+    // must be checked against deletion, one key at a time and in batches.
+    for (name, g, _d) in stores() {
+        g.upsert_edge("a", "R", "b", Some(2.0), Props::new(), WriteMode::Merge)
+            .unwrap();
+        g.upsert_edge("c", "S", "a", None, Props::new(), WriteMode::Merge)
+            .unwrap();
+        g.upsert_node("lonely", &[], Props::new(), WriteMode::Merge).unwrap();
+        let zero = |key: &str, dir, ty| g.degree(&k(key), dir, ty).map(|d| (d.count, d.weight_sum));
+        assert_eq!(zero("b", Direction::Out, None).unwrap(), (0, 0.0), "{name}");
+        assert_eq!(zero("a", Direction::In, Some("R")).unwrap(), (0, 0.0), "{name}");
+        assert_eq!(zero("a", Direction::Out, Some("NOPE")).unwrap(), (0, 0.0), "{name}");
+        assert_eq!(zero("lonely", Direction::Both, None).unwrap(), (0, 0.0), "{name}");
+        let keys = [k("b"), k("lonely"), k("a"), k("never")];
+        let batch = |ty| {
+            g.degrees_batch(&keys, Direction::Out, ty)
+                .unwrap()
+                .into_iter()
+                .map(|d| d.map(|d| d.count))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(batch(None), vec![Some(0), Some(0), Some(1), None], "{name}");
+        assert_eq!(batch(Some("S")), vec![Some(0), Some(0), Some(0), None], "{name}");
+        // Deleting a node deletes its edges: its other end is still alive with degree 0.
+        g.delete_node("b").unwrap();
+        g.delete_node("lonely").unwrap();
+        for key in ["b", "lonely"] {
+            assert!(
+                matches!(zero(key, Direction::Out, None), Err(Error::NodeNotFound { .. })),
+                "{name}: {key}"
+            );
+        }
+        assert_eq!(zero("a", Direction::Out, None).unwrap(), (0, 0.0), "{name}");
+        assert_eq!(batch(None), vec![None, None, Some(0), None], "{name}");
+        // A node whose last edge is deleted is still alive.
+        g.delete_edge("c", "S", "a").unwrap();
+        assert_eq!(zero("a", Direction::Both, None).unwrap(), (0, 0.0), "{name}");
+        assert_eq!(zero("c", Direction::Both, None).unwrap(), (0, 0.0), "{name}");
+        check_ok(&g);
+    }
+}
+
+#[test]
 fn undirected_types_store_one_edge_per_pair() {
     for (name, g, _d) in stores() {
         g.define_edge_type(
