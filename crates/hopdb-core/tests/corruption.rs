@@ -65,3 +65,132 @@ fn error_kinds_classify_the_store_errors() {
     assert_eq!(Graph::open(tmp.path()).err().map(|e| e.kind()), Some(ErrorKind::Locked));
     assert_eq!(ErrorKind::Corruption.to_string(), "corruption");
 }
+
+/// What the store answers about one node: the node, its outgoing edges (target, weight and
+/// properties, sorted) and its degree.
+type Answer = (Option<Node>, Vec<(String, String)>, u64);
+
+fn answers(g: &Graph, keys: &[NodeKey]) -> Result<Vec<Answer>> {
+    keys.iter()
+        .map(|k| {
+            let mut out: Vec<(String, String)> = g
+                .edges(k, Direction::Out, None, None)?
+                .into_iter()
+                .map(|e| (e.dst.to_string(), format!("{:?} {:?}", e.weight, e.props)))
+                .collect();
+            out.sort();
+            Ok((g.node(k)?, out, g.degree(k, Direction::Both, None)?.count))
+        })
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+    }
+}
+
+/// One bit flipped anywhere in a table file (a bad disk): the store refuses to open, or a read
+/// that touches the damaged block fails with a corruption error; never a wrong answer.
+/// `check()` finds most flips, not all: a flip in a block that neither a scan nor a read of this
+/// test touches (a filter partition, we believe) goes unseen until a lookup reads it. The
+/// threshold below guards what it finds today (55-58 of 60 over five runs when written: the
+/// files, hence the blocks hit, vary with compaction timing); RELIABILITY.md has the gap.
+#[test]
+fn a_flipped_bit_in_a_table_file_is_reported_never_read_as_data() {
+    use rand::{Rng, SeedableRng};
+    let base = tempfile::tempdir().unwrap();
+    let keys: Vec<NodeKey> = (0..400).map(|i| NodeKey::from(format!("node-{i}"))).collect();
+    let expected = {
+        let g = Graph::open(base.path()).unwrap();
+        for (i, k) in keys.iter().enumerate() {
+            let p = props([
+                ("name", Value::from(format!("name of {i}"))),
+                ("i", Value::Int(i as i64)),
+            ]);
+            g.upsert_node(k.clone(), &["Person"], p, WriteMode::Merge).unwrap();
+        }
+        for i in 0..1200usize {
+            let (a, b) = (&keys[i % 400], &keys[(i * 7 + 1) % 400]);
+            let p = props([("since", Value::Int(i as i64))]);
+            g.upsert_edge(a.clone(), "KNOWS", b.clone(), Some(i as f64), p, WriteMode::Merge)
+                .unwrap();
+        }
+        g.compact().unwrap();
+        answers(&g, &keys).unwrap()
+    };
+    let tables: Vec<(std::path::PathBuf, u64)> = std::fs::read_dir(base.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sst"))
+        .map(|p| {
+            let len = std::fs::metadata(&p).unwrap().len();
+            (p, len)
+        })
+        .collect();
+    let total: u64 = tables.iter().map(|t| t.1).sum();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xF11B);
+    let (mut refused, mut read_errors, mut found_by_check_only, mut not_found) = (0, 0, 0, Vec::new());
+    for trial in 0..60 {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(base.path(), dir.path());
+        // A byte position over all table files, so larger files are hit more often.
+        let mut at = rng.random_range(0..total);
+        let (file, _) = tables
+            .iter()
+            .find(|(_, len)| {
+                at < *len || {
+                    at -= len;
+                    false
+                }
+            })
+            .unwrap();
+        let file = dir.path().join(file.file_name().unwrap());
+        let mut bytes = std::fs::read(&file).unwrap();
+        bytes[at as usize] ^= 1 << rng.random_range(0..8);
+        std::fs::write(&file, &bytes).unwrap();
+        let what = format!("trial {trial}: bit flipped in {} at byte {at}", file.display());
+        let g = match Graph::open(dir.path()) {
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Corruption, "{what}: {e}");
+                refused += 1;
+                continue;
+            }
+            Ok(g) => g,
+        };
+        let mut failed = false;
+        for (i, k) in keys.iter().enumerate() {
+            match answers(&g, std::slice::from_ref(k)) {
+                Ok(got) => assert_eq!(got[0], expected[i], "{what}: WRONG DATA for {k}"),
+                Err(e) => {
+                    assert_eq!(e.kind(), ErrorKind::Corruption, "{what}: {e}");
+                    failed = true;
+                }
+            }
+        }
+        read_errors += usize::from(failed);
+        let reported = match g.check() {
+            Ok(report) => !report.is_ok(),
+            Err(e) => {
+                assert_eq!(e.kind(), ErrorKind::Corruption, "{what}: check: {e}");
+                true
+            }
+        };
+        if reported && !failed {
+            found_by_check_only += 1;
+        }
+        if !reported {
+            not_found.push(format!("{what} (reads failed: {failed})"));
+        }
+    }
+    println!(
+        "60 flipped bits: {refused} refused at open, {read_errors} with failing reads, {found_by_check_only} found by check alone; not found: {not_found:#?}"
+    );
+    assert!(
+        not_found.len() <= 12,
+        "check missed {} of 60 flips: {not_found:#?}",
+        not_found.len()
+    );
+}
