@@ -95,8 +95,8 @@ fn copy_dir(from: &Path, to: &Path) {
 /// One bit flipped anywhere in a table file (a bad disk): the store refuses to open, or a read
 /// that touches the damaged block fails with a corruption error; never a wrong answer.
 /// `check()` finds most flips, not all: a flip in a block that neither its scans nor the reads of
-/// this test touch goes unseen (which blocks: not identified yet; a lookup through RocksDB
-/// with default options does not see them either). The
+/// this test touch goes unseen (which blocks: not identified yet; a lookup of every key with
+/// the store's bloom filters on does not see them either). The
 /// threshold below guards what it finds today (55-58 of 60 over five runs when written: the
 /// files, hence the blocks hit, vary with compaction timing); RELIABILITY.md has the gap.
 #[test]
