@@ -47,6 +47,17 @@ pub enum Error {
         detail: String,
     },
 
+    /// The file system holding the store is full. RocksDB then refuses every write (its
+    /// background error) while reads go on; the Rust binding offers no `Resume`, so writes
+    /// succeed again after space is freed and the store reopened. Acknowledged writes are kept.
+    #[error("{path}: the disk is full ({detail}); the store stays readable: free space, then reopen the store to write again (acknowledged writes are kept)")]
+    NoSpace {
+        /// The store directory.
+        path: PathBuf,
+        /// RocksDB's message.
+        detail: String,
+    },
+
     /// A stored record (key mapping, adjacency key, counter, ...) does not decode.
     #[error("corruption detected: malformed {what} ({context}); run `hopdb check` on the store")]
     MalformedRecord {
@@ -282,7 +293,9 @@ impl Error {
             | Error::MalformedRecord { .. }
             | Error::NotAStore { .. }
             | Error::UnsupportedFormat { .. } => ErrorKind::Corruption,
-            Error::Storage { .. } | Error::Io { .. } | Error::BulkInterrupted { .. } => ErrorKind::Storage,
+            Error::Storage { .. } | Error::NoSpace { .. } | Error::Io { .. } | Error::BulkInterrupted { .. } => {
+                ErrorKind::Storage
+            }
             Error::ConstraintViolation { .. } => ErrorKind::ConstraintViolation,
             Error::InBatch { source, .. } => source.kind(),
         }

@@ -65,6 +65,13 @@ fn map_err(path: &Path, context: &'static str, e: rocksdb::Error) -> Error {
     if e.kind() == rocksdb::ErrorKind::Corruption {
         return Error::corrupt(path, msg);
     }
+    // RocksDB's IOStatus::NoSpace has no kind of its own in the binding: its message says it.
+    if msg.contains("No space left on device") {
+        return Error::NoSpace {
+            path: path.to_owned(),
+            detail: msg,
+        };
+    }
     if msg.contains("lock")
         && (msg.contains("temporarily unavailable")
             || msg.contains("No locks available")
