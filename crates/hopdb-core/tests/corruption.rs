@@ -94,9 +94,9 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// One bit flipped anywhere in a table file (a bad disk): the store refuses to open, or a read
 /// that touches the damaged block fails with a corruption error; never a wrong answer.
-/// `check()` finds most flips, not all: a flip in a block that neither its scans nor the reads of
-/// this test touch goes unseen (which blocks: not identified yet; a lookup of every key with
-/// the store's bloom filters on does not see them either). The
+/// `check()` finds most flips, not all: RocksDB reads a bloom filter partition whose checksum
+/// fails as "may match" and drops the error, so a flip there changes no answer and no read
+/// reports it (only whole-file checksum verification would). The
 /// threshold below guards what it finds today (55-58 of 60 over five runs when written: the
 /// files, hence the blocks hit, vary with compaction timing); RELIABILITY.md has the gap.
 #[test]
