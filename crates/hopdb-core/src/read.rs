@@ -571,33 +571,32 @@ impl View<'_> {
     /// keys' ids and one for their counters, instead of a cold point read per key and family.
     pub(crate) fn degrees(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Degree>>> {
         let ids = self.node_ids(keys)?;
-        let mut counts: Vec<(i64, f64)> = vec![(0, 0.0); keys.len()];
-        let mut has_edges = vec![false; keys.len()];
+        // Per key: the count and weight sum along `dir`, and whether the node has any edge.
+        let mut counts: Vec<(i64, f64, bool)> = vec![(0, 0.0, false); keys.len()];
         if let Some(t) = self.type_filter(ty)? {
             let sets = self.values_by_id(Cf::Deg, &ids, |id| deg_key(id).to_vec())?;
-            for ((c, any), v) in counts.iter_mut().zip(&mut has_edges).zip(sets) {
+            for (c, v) in counts.iter_mut().zip(sets) {
                 let set = match v {
                     Some(v) => DegSet::decode(&v).ok_or_else(|| corrupt_rec("degree counter"))?,
                     None => DegSet::default(),
                 };
-                *any = set.has_edges();
-                *c = deg_along(&pick_deg(set, t), dir);
+                let any = set.has_edges();
+                let (count, weight_sum) = deg_along(&pick_deg(set, t), dir);
+                *c = (count, weight_sum, any);
             }
         }
         // A node without any edge may still be deleted (its key mapping stays): check those.
         let unsure: Vec<Option<NodeId>> = ids
             .iter()
             .zip(&counts)
-            .zip(&has_edges)
-            .map(|((id, (c, _)), any)| id.filter(|_| *c == 0 && !*any))
+            .map(|(id, (c, _, any))| id.filter(|_| *c == 0 && !*any))
             .collect();
         let live = self.node_values(&unsure)?;
         Ok(ids
             .iter()
             .zip(counts)
             .zip(live)
-            .zip(has_edges)
-            .map(|(((id, (count, weight_sum)), rec), any)| {
+            .map(|((id, (count, weight_sum, any)), rec)| {
                 (id.is_some() && (count != 0 || any || rec.is_some())).then(|| Degree {
                     count: count.max(0) as u64,
                     weight_sum,
