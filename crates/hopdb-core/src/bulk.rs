@@ -148,6 +148,28 @@ enum Replay {
 }
 
 static SCRATCH_SEQ: AtomicU64 = AtomicU64::new(0);
+/// A bulk load's scratch directory inside the store: `hopdb-bulk-PID-SEQ`.
+const SCRATCH_PREFIX: &str = "hopdb-bulk-";
+
+/// Removes the scratch directories of bulk loads whose process died (killed mid-import):
+/// called by the writable open, which holds the store's lock, so no live load owns one.
+/// Best effort: what cannot be removed is logged and left.
+pub(crate) fn remove_stale_scratch(store: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(store) else { return };
+    for e in entries.flatten() {
+        if !e.file_name().to_string_lossy().starts_with(SCRATCH_PREFIX) {
+            continue;
+        }
+        match std::fs::remove_dir_all(e.path()) {
+            Ok(()) => {
+                tracing::info!(dir = %e.path().display(), "removed the scratch space of an interrupted bulk load")
+            }
+            Err(err) => {
+                tracing::warn!(dir = %e.path().display(), %err, "cannot remove the scratch space of an interrupted bulk load")
+            }
+        }
+    }
+}
 
 /// Loads many nodes and edges at once. Obtain one with [`Graph::bulk_load`]; add node rows
 /// before the edge rows that name them, then call [`BulkLoader::finish`]. Nothing is visible
@@ -230,7 +252,7 @@ impl<'g> BulkLoader<'g> {
         let scratch = match &g.path {
             Some(p) => {
                 let dir = p.join(format!(
-                    "hopdb-bulk-{}-{}",
+                    "{SCRATCH_PREFIX}{}-{}",
                     std::process::id(),
                     SCRATCH_SEQ.fetch_add(1, Ordering::Relaxed)
                 ));
@@ -242,7 +264,7 @@ impl<'g> BulkLoader<'g> {
             }
             // In-memory stores spill (if ever) to the system's temporary directory.
             None => Some(std::env::temp_dir().join(format!(
-                "hopdb-bulk-{}-{}",
+                "{SCRATCH_PREFIX}{}-{}",
                 std::process::id(),
                 SCRATCH_SEQ.fetch_add(1, Ordering::Relaxed)
             ))),
@@ -745,7 +767,11 @@ impl<'g> BulkLoader<'g> {
         let committed = self.commit_all(engine, parts);
         if let Err(e) = committed {
             self.g.fail_after_bulk();
-            return Err(Error::BulkInterrupted { reason: e.to_string() });
+            // A full disk keeps its own error: it says what to do (free space, reopen).
+            return Err(match e {
+                Error::NoSpace { .. } => e,
+                e => Error::BulkInterrupted { reason: e.to_string() },
+            });
         }
         self.index_new_keys();
         tracing::info!(

@@ -104,6 +104,9 @@ impl Graph {
             Self::create(path, &cfg)?;
         }
         let (engine, fresh) = RocksEngine::open(path, &cfg)?;
+        if cfg.access == AccessMode::ReadWrite {
+            crate::bulk::remove_stale_scratch(path);
+        }
         let mut g = Self::init(Box::new(engine), Some(path.to_owned()), cfg, fresh)?;
         tracing::info!(path = %path.display(), ms = started.elapsed().as_millis() as u64, "store ready");
         if g.inner.cfg.warm_key_index && !fresh && g.inner.cfg.id_cache_bytes > 0 {

@@ -10,20 +10,32 @@
 //! Knobs (environment of the parent test): `HOPDB_CRASH_SEED` (operation sequence and kill
 //! delays), `HOPDB_CRASH_KILLS` (default 120), `HOPDB_CRASH_DURABILITY` (`process`, the
 //! default; `none` is a negative control that must fail), `HOPDB_TORN_WAL_KILLS` (default 40: the
-//! kills of the torn-WAL test).
+//! kills of the torn-WAL test), `HOPDB_IO_FAULT_RUNS` (default 20: the writers run under each
+//! kind of injected I/O fault).
+//!
+//! Injected I/O faults (a full disk, failing fsync, short writes) come from libfiu's POSIX
+//! preload (Debian's `fiu-utils`), loaded into the writer only; the tests skip without it.
 
 // Tests: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use hopdb_core::*;
+use model::{compare, Model};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, IoSlice, Read, Write};
+use std::os::fd::AsFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "crash/model.rs"]
+mod model;
+#[path = "crash/workload.rs"]
+mod workload;
+use workload::{apply, apply_bulk, is_bulk, reached_op, steps};
 
 /// Environment of the writer process.
 const ENV_DIR: &str = "HOPDB_CRASH_CHILD_DIR";
@@ -31,27 +43,25 @@ const ENV_SEED: &str = "HOPDB_CRASH_CHILD_SEED";
 const ENV_WRITE_BUFFER: &str = "HOPDB_CRASH_CHILD_WRITE_BUFFER_BYTES";
 const ENV_TOTAL_WRITE_BUFFER: &str = "HOPDB_CRASH_CHILD_TOTAL_WRITE_BUFFER_BYTES";
 const ENV_DURABILITY: &str = "HOPDB_CRASH_CHILD_DURABILITY";
+/// Where the writer puts a backup of the store before it writes (one writer in `BACKUP_EVERY`).
+const ENV_BACKUPS: &str = "HOPDB_CRASH_CHILD_BACKUPS";
+const BACKUP_EVERY: u32 = 6;
+/// The kill window of a writer that backs up first: long enough for most backups to finish.
+const BACKUP_KILL_AFTER_MS: std::ops::RangeInclusive<u64> = 20..=1200;
+/// Set when the writer runs under injected I/O faults (libfiu's POSIX preload).
+const ENV_FAULTS: &str = "HOPDB_CRASH_CHILD_FAULTS";
 
 /// Small memtables, so flushes and compactions run all the time.
 const WRITE_BUFFER_BYTES: usize = 256 << 10;
 const TOTAL_WRITE_BUFFER_BYTES: usize = 1 << 20;
 
-/// The node whose `op` property is the number of the last committed operation; every
-/// operation's transaction updates it, so the store itself says how far the writer got.
-const COUNTER_KEY: &str = "__crash_counter__";
-const DIRECTED: &str = "R";
-const UNDIRECTED: &str = "U";
-const LABELS: [&str; 4] = ["Person", "Place", "Thing", "Event"];
-/// The key space: Int(0..INT_NODES) (the first HUBS of them drawn more often) and
-/// Str("s0".."s{STR_NODES-1}").
-const INT_NODES: i64 = 1000;
-const HUBS: i64 = 10;
-const STR_NODES: i64 = 100;
-
 const DEFAULT_SEED: u64 = 0x5EED_C0DE_2025;
 const DEFAULT_KILLS: u32 = 120;
 const DEFAULT_TORN_KILLS: u32 = 40;
+const DEFAULT_IO_FAULT_RUNS: u32 = 20;
 const KILL_AFTER_MS: std::ops::RangeInclusive<u64> = 20..=300;
+/// Under injected I/O faults: long enough for most writers to meet one (they then exit).
+const IO_FAULT_KILL_AFTER_MS: std::ops::RangeInclusive<u64> = 300..=3000;
 const MAX_REOPEN: Duration = Duration::from_secs(5);
 /// The signal `Child::kill` sends on Unix.
 const SIGKILL: i32 = 9;
@@ -77,293 +87,6 @@ fn parse_durability(s: &str) -> Durability {
 }
 
 // ---------------------------------------------------------------------------------------
-// The deterministic operation sequence. Operation i (from 1) is one transaction: the steps
-// below, then the counter update. It is a pure function of (seed, i).
-// ---------------------------------------------------------------------------------------
-
-#[derive(Debug, Clone)]
-enum Step {
-    DefineUndirected,
-    UpsertNode {
-        key: NodeKey,
-        labels: Vec<&'static str>,
-        props: Props,
-        mode: WriteMode,
-    },
-    UpsertEdge {
-        src: NodeKey,
-        ty: &'static str,
-        dst: NodeKey,
-        weight: Option<f64>,
-        props: Props,
-        mode: WriteMode,
-    },
-    DeleteEdge {
-        src: NodeKey,
-        ty: &'static str,
-        dst: NodeKey,
-    },
-    /// Deletes the node and every edge touching it.
-    DeleteNode {
-        key: NodeKey,
-    },
-}
-
-fn op_rng(seed: u64, i: u64) -> ChaCha8Rng {
-    ChaCha8Rng::seed_from_u64(seed ^ i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-}
-
-fn node_key(rng: &mut ChaCha8Rng) -> NodeKey {
-    match rng.random_range(0..10) {
-        0 => NodeKey::Str(format!("s{}", rng.random_range(0..STR_NODES))),
-        1 => NodeKey::Int(rng.random_range(0..HUBS)),
-        _ => NodeKey::Int(rng.random_range(0..INT_NODES)),
-    }
-}
-
-/// A neighbour for `k`: mostly close by (so edges get updated and deleted again), sometimes
-/// anywhere, sometimes `k` itself.
-fn near(rng: &mut ChaCha8Rng, k: &NodeKey) -> NodeKey {
-    match (rng.random_range(0..50), k) {
-        (0, _) => k.clone(),
-        (1..=8, _) => node_key(rng),
-        (_, NodeKey::Int(x)) => NodeKey::Int((x + rng.random_range(-10..=10)).rem_euclid(INT_NODES)),
-        (_, NodeKey::Str(_)) => NodeKey::Str(format!("s{}", rng.random_range(0..STR_NODES))),
-    }
-}
-
-/// Exact in binary floating point, so weight sums do not depend on summation order.
-fn weight(rng: &mut ChaCha8Rng) -> Option<f64> {
-    if rng.random_bool(0.2) {
-        None
-    } else {
-        Some(f64::from(rng.random_range(1..=40u32)) * 0.25)
-    }
-}
-
-fn mode(rng: &mut ChaCha8Rng) -> WriteMode {
-    if rng.random_bool(0.2) {
-        WriteMode::Replace
-    } else {
-        WriteMode::Merge
-    }
-}
-
-fn blob(rng: &mut ChaCha8Rng, i: u64) -> String {
-    let n = rng.random_range(50..400);
-    format!("{i}:").chars().cycle().take(n).collect()
-}
-
-fn edge_props(rng: &mut ChaCha8Rng, i: u64) -> Props {
-    let mut p = props([("op", Value::Int(i as i64))]);
-    if rng.random_bool(0.5) {
-        p.insert("p".into(), Value::Float(f64::from(rng.random_range(0..100u32)) * 0.5));
-    }
-    if rng.random_bool(0.3) {
-        p.insert("q".into(), Value::from(format!("q{}", rng.random_range(0..1000))));
-    }
-    if rng.random_bool(0.1) {
-        p.insert("blob".into(), Value::from(blob(rng, i)));
-    }
-    p
-}
-
-fn node_props(rng: &mut ChaCha8Rng, i: u64) -> Props {
-    let mut p = props([("op", Value::Int(i as i64))]);
-    if rng.random_bool(0.5) {
-        p.insert("name".into(), Value::from(format!("n{}", rng.random_range(0..1000))));
-    }
-    if rng.random_bool(0.3) {
-        p.insert(
-            "score".into(),
-            Value::Float(f64::from(rng.random_range(0..100u32)) * 0.125),
-        );
-    }
-    if rng.random_bool(0.2) {
-        let tags = (0..rng.random_range(0..4)).map(|t| Value::Int(t * 7)).collect();
-        p.insert("tags".into(), Value::List(tags));
-    }
-    if rng.random_bool(0.1) {
-        p.insert("blob".into(), Value::from(blob(rng, i)));
-    }
-    p
-}
-
-fn node_labels(rng: &mut ChaCha8Rng) -> Vec<&'static str> {
-    (0..rng.random_range(0..=3))
-        .map(|_| LABELS[rng.random_range(0..LABELS.len())])
-        .collect()
-}
-
-fn upsert_edge(rng: &mut ChaCha8Rng, i: u64, src: NodeKey, dst: NodeKey) -> Step {
-    let ty = if rng.random_bool(0.5) { DIRECTED } else { UNDIRECTED };
-    Step::UpsertEdge {
-        src,
-        ty,
-        dst,
-        weight: weight(rng),
-        props: edge_props(rng, i),
-        mode: mode(rng),
-    }
-}
-
-fn upsert_node(rng: &mut ChaCha8Rng, i: u64, key: NodeKey) -> Step {
-    Step::UpsertNode {
-        key,
-        labels: node_labels(rng),
-        props: node_props(rng, i),
-        mode: mode(rng),
-    }
-}
-
-/// The edge upserts of operation `j`, if it is an edge batch (45% of operations).
-fn edge_batch(seed: u64, j: u64) -> Option<Vec<Step>> {
-    if j == 0 {
-        return None;
-    }
-    let mut rng = op_rng(seed, j);
-    if rng.random_range(0..100) >= 45 {
-        return None;
-    }
-    let n = rng.random_range(1..=40);
-    Some(
-        (0..n)
-            .map(|_| {
-                let src = node_key(&mut rng);
-                let dst = near(&mut rng, &src);
-                upsert_edge(&mut rng, j, src, dst)
-            })
-            .collect(),
-    )
-}
-
-fn steps(seed: u64, i: u64) -> Vec<Step> {
-    let mut s = Vec::new();
-    if i == 1 {
-        s.push(Step::DefineUndirected);
-    }
-    if let Some(batch) = edge_batch(seed, i) {
-        s.extend(batch);
-    } else {
-        let mut rng = op_rng(seed, i);
-        // Not an edge batch: one of the other kinds, drawn afresh from the op's stream.
-        let kind = rng.random_range(45..100);
-        match kind {
-            45..65 => {
-                for _ in 0..rng.random_range(1..=10) {
-                    let k = node_key(&mut rng);
-                    s.push(upsert_node(&mut rng, i, k));
-                }
-            }
-            65..85 => {
-                // Edge deletes, mostly of edges written by a recent batch, so most hit.
-                for _ in 0..rng.random_range(1..=8) {
-                    let back = rng.random_range(1..=64);
-                    let picked = i.checked_sub(back).and_then(|j| edge_batch(seed, j)).map(|b| {
-                        let e = b[rng.random_range(0..b.len())].clone();
-                        let Step::UpsertEdge { src, ty, dst, .. } = e else {
-                            unreachable!("edge batches hold edge upserts")
-                        };
-                        (src, ty, dst)
-                    });
-                    let (src, ty, dst) = picked.unwrap_or_else(|| {
-                        let a = node_key(&mut rng);
-                        let b = near(&mut rng, &a);
-                        (a, DIRECTED, b)
-                    });
-                    // Reversed endpoints: the same edge for the undirected type, another
-                    // (usually absent) one for the directed type.
-                    let (src, dst) = if rng.random_bool(0.3) { (dst, src) } else { (src, dst) };
-                    s.push(Step::DeleteEdge { src, ty, dst });
-                }
-            }
-            85..90 => {
-                // Node deletes: sometimes a hub, which takes many edges with it.
-                for _ in 0..rng.random_range(1..=2) {
-                    let key = if rng.random_bool(0.3) {
-                        NodeKey::Int(rng.random_range(0..HUBS))
-                    } else {
-                        node_key(&mut rng)
-                    };
-                    s.push(Step::DeleteNode { key });
-                }
-            }
-            _ => {
-                // Mixed: read-your-writes inside one transaction, delete and re-create.
-                let a = node_key(&mut rng);
-                let b = near(&mut rng, &a);
-                let c = near(&mut rng, &b);
-                s.push(upsert_edge(&mut rng, i, a.clone(), b.clone()));
-                s.push(upsert_edge(&mut rng, i, b.clone(), a.clone()));
-                s.push(upsert_node(&mut rng, i, a.clone()));
-                s.push(Step::DeleteEdge {
-                    src: b.clone(),
-                    ty: UNDIRECTED,
-                    dst: a.clone(),
-                });
-                if rng.random_bool(0.5) {
-                    s.push(Step::DeleteNode { key: b.clone() });
-                }
-                s.push(upsert_edge(&mut rng, i, c, b.clone()));
-                s.push(upsert_node(&mut rng, i, b));
-                s.push(Step::DeleteEdge {
-                    src: a.clone(),
-                    ty: DIRECTED,
-                    dst: a,
-                });
-            }
-        }
-    }
-    s.push(Step::UpsertNode {
-        key: NodeKey::from(COUNTER_KEY),
-        labels: Vec::new(),
-        props: props([("op", Value::Int(i as i64))]),
-        mode: WriteMode::Merge,
-    });
-    s
-}
-
-fn apply(tx: &mut WriteTxn<'_>, s: &Step) -> Result<()> {
-    match s {
-        Step::DefineUndirected => tx
-            .define_edge_type(
-                UNDIRECTED,
-                EdgeTypeOptions {
-                    undirected: true,
-                    multi: false,
-                },
-            )
-            .map(drop),
-        Step::UpsertNode {
-            key,
-            labels,
-            props,
-            mode,
-        } => tx.upsert_node(key, labels, props.clone(), *mode),
-        Step::UpsertEdge {
-            src,
-            ty,
-            dst,
-            weight,
-            props,
-            mode,
-        } => tx.upsert_edge(src, ty, dst, *weight, props.clone(), *mode),
-        Step::DeleteEdge { src, ty, dst } => tx.delete_edge_if_exists(src, ty, dst).map(drop),
-        Step::DeleteNode { key } => tx.delete_node_if_exists(key).map(drop),
-    }
-}
-
-/// The last committed operation according to the store (0: none yet).
-fn reached_op(g: &Graph) -> u64 {
-    let node = g.node(&NodeKey::from(COUNTER_KEY)).expect("reading the counter node");
-    match node.as_ref().and_then(|n| n.props.get("op")) {
-        None => 0,
-        Some(Value::Int(i)) if *i > 0 => *i as u64,
-        Some(other) => panic!("the counter node holds {other:?}"),
-    }
-}
-
-// ---------------------------------------------------------------------------------------
 // The writer process.
 // ---------------------------------------------------------------------------------------
 
@@ -373,357 +96,84 @@ fn env_usize(name: &str, default: usize) -> usize {
     })
 }
 
-/// The writer: runs only when re-executed by `kill9_writer_recovers_every_acknowledged_write`.
-/// Continues the operation sequence from where the store says it stopped, printing `ACK i`
-/// after each commit returns, until it is killed.
+/// The writer: runs only when re-executed by the tests below. Continues the operation
+/// sequence from where the store says it stopped, printing `ACK i` after each commit
+/// returns, until it is killed. Under injected I/O faults (`ENV_FAULTS` set) an error is
+/// expected: it prints `FAULT i KIND: message` (i = 0: the open failed), closes the store and
+/// exits; any other error, and any panic, is a bug.
 #[test]
-#[ignore = "the writer process of kill9_writer_recovers_every_acknowledged_write"]
+#[ignore = "the writer process of the crash tests"]
 fn crash_child_writer() {
     let Some(dir) = std::env::var_os(ENV_DIR) else {
         return;
     };
     let seed: u64 = std::env::var(ENV_SEED).expect("seed").parse().expect("numeric seed");
+    let faults = std::env::var_os(ENV_FAULTS).is_some();
     let cfg = crash_config(
         env_usize(ENV_WRITE_BUFFER, WRITE_BUFFER_BYTES),
         env_usize(ENV_TOTAL_WRITE_BUFFER, TOTAL_WRITE_BUFFER_BYTES),
         parse_durability(&std::env::var(ENV_DURABILITY).unwrap_or_else(|_| "process".into())),
     );
-    let g = Graph::open_with(&dir, cfg).expect("writer: opening the store");
+    // Lines go out with writev(2) on a descriptor of our own: libfiu fails write(2) calls at
+    // random, and an acknowledgement must not be lost to a fault meant for the store.
+    let mut out = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().expect("stdout"));
+    let mut say = |line: String| {
+        let line = format!("{line}\n");
+        matches!(out.write_vectored(&[IoSlice::new(line.as_bytes())]), Ok(n) if n == line.len())
+    };
+    let fault = |say: &mut dyn FnMut(String) -> bool, i: u64, e: Error| -> ! {
+        assert!(faults, "writer: op {i} failed: {e}");
+        say(format!("FAULT {i} {}: {e}", fault_kind(&e)));
+        std::process::exit(0)
+    };
+    let g = match Graph::open_with(&dir, cfg) {
+        Ok(g) => g,
+        Err(e) => fault(&mut say, 0, e),
+    };
+    let backups = std::env::var_os(ENV_BACKUPS).map(PathBuf::from);
     let start = reached_op(&g);
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let mut say = |line: String| writeln!(out, "{line}").and_then(|()| out.flush()).is_ok();
     if !say(format!("START {start}")) {
         return;
+    }
+    if let Some(dir) = &backups {
+        // A backup of op `start` first (nothing else writes meanwhile). A fault here is
+        // reported against the next op: nothing is in flight.
+        if let Err(e) = g.backup(dir.join(format!("b-{start}"))) {
+            drop(g);
+            fault(&mut say, start + 1, e);
+        }
     }
     // Never outlive a parent that died without killing us.
     let deadline = Instant::now() + Duration::from_secs(60);
     for i in start + 1.. {
-        let mut tx = g.write().expect("writer: starting a transaction");
-        for s in steps(seed, i) {
-            apply(&mut tx, &s).unwrap_or_else(|e| panic!("writer: op {i}: {s:?} failed: {e}"));
+        let committed = if is_bulk(seed, i) {
+            apply_bulk(&g, &steps(seed, i))
+        } else {
+            g.write().and_then(|mut tx| {
+                for s in steps(seed, i) {
+                    apply(&mut tx, &s)?;
+                }
+                tx.commit()
+            })
+        };
+        if let Err(e) = committed {
+            // Closing a store in an error state must not panic either.
+            drop(g);
+            fault(&mut say, i, e);
         }
-        tx.commit()
-            .unwrap_or_else(|e| panic!("writer: op {i}: commit failed: {e}"));
         if !say(format!("ACK {i}")) || Instant::now() > deadline {
             return;
         }
     }
 }
 
-// ---------------------------------------------------------------------------------------
-// The model: a plain, independent implementation of the same semantics.
-// ---------------------------------------------------------------------------------------
-
-/// An edge's identity: `(type, a, b)`, with `a <= b` for the undirected type.
-type EdgeId = (&'static str, NodeKey, NodeKey);
-
-#[derive(Default)]
-struct Model {
-    /// The last operation applied.
-    op: u64,
-    nodes: HashMap<NodeKey, (Vec<String>, Props)>,
-    edges: HashMap<EdgeId, (Option<f64>, Props)>,
-    /// Edges touching each node.
-    adj: HashMap<NodeKey, HashSet<EdgeId>>,
-    /// How much the sequence really deleted (deletes of absent things are no-ops).
-    edge_deletes_hit: u64,
-    node_deletes_hit: u64,
-    edges_deleted_with_nodes: u64,
-}
-
-#[derive(Default, Clone, Copy, PartialEq, Debug)]
-struct Lanes {
-    out: u64,
-    out_w: f64,
-    inn: u64,
-    in_w: f64,
-}
-
-impl Model {
-    fn edge_id(ty: &'static str, a: &NodeKey, b: &NodeKey) -> EdgeId {
-        if ty == UNDIRECTED && b < a {
-            (ty, b.clone(), a.clone())
-        } else {
-            (ty, a.clone(), b.clone())
-        }
+/// How the writer names an error it met under injected faults: its kind, or `no_space` for
+/// the full-disk error.
+fn fault_kind(e: &Error) -> &'static str {
+    match e.root() {
+        Error::NoSpace { .. } => "no_space",
+        e => e.kind().as_str(),
     }
-
-    fn advance_to(&mut self, seed: u64, n: u64) {
-        while self.op < n {
-            self.op += 1;
-            for s in steps(seed, self.op) {
-                self.apply(&s);
-            }
-        }
-    }
-
-    fn apply(&mut self, s: &Step) {
-        match s {
-            Step::DefineUndirected => {}
-            Step::UpsertNode {
-                key,
-                labels,
-                props,
-                mode,
-            } => {
-                let mut dedup: Vec<String> = Vec::new();
-                for l in labels {
-                    if !dedup.iter().any(|d| d == l) {
-                        dedup.push(l.to_string());
-                    }
-                }
-                match (self.nodes.get_mut(key), mode) {
-                    (Some((ls, ps)), WriteMode::Merge) => {
-                        for l in dedup {
-                            if !ls.contains(&l) {
-                                ls.push(l);
-                            }
-                        }
-                        ps.extend(props.clone());
-                    }
-                    _ => {
-                        self.nodes.insert(key.clone(), (dedup, props.clone()));
-                    }
-                }
-            }
-            Step::UpsertEdge {
-                src,
-                ty,
-                dst,
-                weight,
-                props,
-                mode,
-            } => {
-                for k in [src, dst] {
-                    self.nodes.entry(k.clone()).or_default();
-                }
-                let id = Self::edge_id(ty, src, dst);
-                match (self.edges.get_mut(&id), mode) {
-                    (Some((w, ps)), WriteMode::Merge) => {
-                        *w = weight.or(*w);
-                        ps.extend(props.clone());
-                    }
-                    _ => {
-                        self.edges.insert(id.clone(), (*weight, props.clone()));
-                    }
-                }
-                for k in [src, dst] {
-                    self.adj.entry(k.clone()).or_default().insert(id.clone());
-                }
-            }
-            Step::DeleteEdge { src, ty, dst } => {
-                let id = Self::edge_id(ty, src, dst);
-                if self.edges.remove(&id).is_some() {
-                    self.edge_deletes_hit += 1;
-                    for k in [src, dst] {
-                        self.adj
-                            .get_mut(k)
-                            .expect("an edge's endpoints are indexed")
-                            .remove(&id);
-                    }
-                }
-            }
-            Step::DeleteNode { key } => {
-                if self.nodes.remove(key).is_some() {
-                    self.node_deletes_hit += 1;
-                    for id in self.adj.remove(key).unwrap_or_default() {
-                        self.edges.remove(&id);
-                        self.edges_deleted_with_nodes += 1;
-                        let other = if id.1 == *key { &id.2 } else { &id.1 };
-                        if let Some(set) = self.adj.get_mut(other) {
-                            set.remove(&id);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// What `edges(key, Both, None, None)` must list, in a canonical order.
-    fn edges_of(&self, key: &NodeKey) -> Vec<Edge> {
-        let mut out: Vec<Edge> = self
-            .adj
-            .get(key)
-            .into_iter()
-            .flatten()
-            .map(|id| {
-                let (ty, a, b) = id;
-                let (w, p) = &self.edges[id];
-                let (src, dst) = if *ty == UNDIRECTED {
-                    // Listed from the queried end.
-                    (key.clone(), if a == key { b.clone() } else { a.clone() })
-                } else {
-                    (a.clone(), b.clone())
-                };
-                Edge {
-                    src,
-                    ty: (*ty).into(),
-                    dst,
-                    id: 0,
-                    weight: *w,
-                    props: p.clone(),
-                }
-            })
-            .collect();
-        sort_edges(&mut out);
-        out
-    }
-
-    /// Degree lanes of `key` for one type (or all): (directed out/in, undirected).
-    fn lanes(&self, key: &NodeKey, ty: Option<&str>) -> (Lanes, u64, f64) {
-        let (mut d, mut und, mut und_w) = (Lanes::default(), 0, 0.0);
-        for id in self.adj.get(key).into_iter().flatten() {
-            let (t, a, b) = id;
-            if ty.is_some_and(|ty| ty != *t) {
-                continue;
-            }
-            let w = self.edges[id].0.unwrap_or(1.0);
-            if *t == UNDIRECTED {
-                let times = if a == b { 2 } else { 1 };
-                und += times;
-                und_w += w * times as f64;
-            } else {
-                if a == key {
-                    d.out += 1;
-                    d.out_w += w;
-                }
-                if b == key {
-                    d.inn += 1;
-                    d.in_w += w;
-                }
-            }
-        }
-        (d, und, und_w)
-    }
-
-    fn degree(&self, key: &NodeKey, dir: Direction, ty: Option<&str>) -> Degree {
-        let (d, und, und_w) = self.lanes(key, ty);
-        let (count, weight_sum) = match dir {
-            Direction::Out => (d.out + und, d.out_w + und_w),
-            Direction::In => (d.inn + und, d.in_w + und_w),
-            Direction::Both => (d.out + d.inn + und, d.out_w + d.in_w + und_w),
-        };
-        Degree { count, weight_sum }
-    }
-}
-
-fn sort_edges(v: &mut [Edge]) {
-    v.sort_by(|x, y| (&x.src, &*x.ty, &x.dst).cmp(&(&y.src, &*y.ty, &y.dst)));
-}
-
-/// Every key the operation sequence can touch.
-fn key_space() -> impl Iterator<Item = NodeKey> {
-    (0..INT_NODES)
-        .map(NodeKey::Int)
-        .chain((0..STR_NODES).map(|s| NodeKey::Str(format!("s{s}"))))
-}
-
-/// Differences between the store and the model (at most a few dozen).
-fn compare(g: &Graph, m: &Model) -> Result<Vec<String>> {
-    const MAX: usize = 40;
-    let mut diffs = Vec::new();
-    let mut diff = |d: String| {
-        if diffs.len() < MAX {
-            diffs.push(d);
-        }
-    };
-    let (nc, ec) = (g.node_count()?, g.edge_count()?);
-    if nc != m.nodes.len() as u64 {
-        diff(format!("node_count() = {nc}, model has {}", m.nodes.len()));
-    }
-    if ec != m.edges.len() as u64 {
-        diff(format!("edge_count() = {ec}, model has {}", m.edges.len()));
-    }
-    // Nodes, by a full scan.
-    let mut seen = HashSet::new();
-    for n in g.scan_nodes() {
-        let n = n?;
-        if !seen.insert(n.key.clone()) {
-            diff(format!("scan_nodes() lists {} twice", n.key));
-        }
-        match m.nodes.get(&n.key) {
-            None => diff(format!("node {} is in the store, not in the model: {n:?}", n.key)),
-            Some((labels, props)) if (labels, props) != (&n.labels, &n.props) => diff(format!(
-                "node {}: store has labels {:?} props {:?}, model {labels:?} {props:?}",
-                n.key, n.labels, n.props
-            )),
-            Some(_) => {}
-        }
-    }
-    for k in m.nodes.keys().filter(|k| !seen.contains(*k)) {
-        diff(format!("node {k} is in the model, missing from scan_nodes()"));
-    }
-    // Each live node's edges and degrees.
-    let types = [None, Some(DIRECTED), Some(UNDIRECTED)];
-    for k in m.nodes.keys() {
-        match g.edges(k, Direction::Both, None, None) {
-            Err(e) => diff(format!("edges({k}): {e}")),
-            Ok(mut got) => {
-                sort_edges(&mut got);
-                let want = m.edges_of(k);
-                if got != want {
-                    let only_store: Vec<_> = got.iter().filter(|e| !want.contains(e)).collect();
-                    let only_model: Vec<_> = want.iter().filter(|e| !got.contains(e)).collect();
-                    diff(format!(
-                        "edges({k}, Both): store-only {only_store:?}, model-only {only_model:?}"
-                    ));
-                }
-            }
-        }
-        for ty in types {
-            for dir in [Direction::Out, Direction::In, Direction::Both] {
-                if ty.is_some() && dir != Direction::Both {
-                    continue;
-                }
-                let want = m.degree(k, dir, ty);
-                match g.degree(k, dir, ty) {
-                    Ok(got) if got == want => {}
-                    got => diff(format!("degree({k}, {dir:?}, {ty:?}) = {got:?}, model {want:?}")),
-                }
-            }
-        }
-    }
-    // Dead keys stay dead.
-    for k in key_space().filter(|k| !m.nodes.contains_key(k)) {
-        if g.has_node(&k)? {
-            diff(format!(
-                "node {k} is deleted or never written in the model, but the store has it"
-            ));
-        }
-        match g.degree(&k, Direction::Both, None) {
-            Err(Error::NodeNotFound { .. }) => {}
-            other => diff(format!("degree of absent node {k}: {other:?}")),
-        }
-    }
-    // Maintained per-label and per-type counters.
-    let mut want_labels: BTreeMap<String, u64> = BTreeMap::new();
-    for (labels, _) in m.nodes.values() {
-        for l in labels {
-            *want_labels.entry(l.clone()).or_default() += 1;
-        }
-    }
-    let got_labels: BTreeMap<String, u64> = g.labels()?.into_iter().collect();
-    if got_labels != want_labels {
-        diff(format!("labels() = {got_labels:?}, model {want_labels:?}"));
-    }
-    let mut want_types: BTreeMap<&str, u64> = BTreeMap::new();
-    for (ty, _, _) in m.edges.keys() {
-        *want_types.entry(*ty).or_default() += 1;
-    }
-    for (t, count) in g.edge_types()? {
-        let want = want_types.remove(&*t.name).unwrap_or(0);
-        if count != want {
-            diff(format!("edge_types(): {} has {count} edges, model {want}", t.name));
-        }
-        if &*t.name == UNDIRECTED && !t.options.undirected {
-            diff(format!("edge type {UNDIRECTED} lost its undirected option: {t:?}"));
-        }
-    }
-    for (t, want) in want_types {
-        diff(format!("edge_types() lacks {t}, the model has {want} such edges"));
-    }
-    Ok(diffs)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -736,6 +186,9 @@ struct ChildOutput {
     start: Option<u64>,
     last_ack: Option<u64>,
     acks: u64,
+    /// The operation whose error the writer reported (0: the open), the error's kind and
+    /// message.
+    fault: Option<(u64, String, String)>,
     problems: Vec<String>,
 }
 
@@ -768,6 +221,15 @@ fn read_child_output(stdout: impl Read) -> ChildOutput {
             }
             o.last_ack = n;
             o.acks += 1;
+        } else if let Some(f) = l.strip_prefix("FAULT ") {
+            let parsed = f.split_once(' ').and_then(|(i, rest)| {
+                let (kind, msg) = rest.split_once(": ")?;
+                Some((i.parse().ok()?, kind.to_string(), msg.to_string()))
+            });
+            match parsed {
+                Some(p) if o.fault.is_none() => o.fault = Some(p),
+                _ => o.problems.push(format!("unexpected line {l:?}")),
+            }
         }
     }
     o
@@ -828,7 +290,7 @@ fn writer_command(exe: &Path, store: &Path, seed: u64) -> Command {
 fn kill9_writer_recovers_every_acknowledged_write() {
     let seed = env_u64("HOPDB_CRASH_SEED").unwrap_or(DEFAULT_SEED);
     let kills = env_u64("HOPDB_CRASH_KILLS").map_or(DEFAULT_KILLS, |k| k as u32);
-    crash_loop(seed, kills, false);
+    crash_loop(seed, kills, Fault::Kill);
 }
 
 /// A power loss drops the WAL's unsynced tail: after each kill the newest WAL file is cut at a
@@ -840,7 +302,108 @@ fn kill9_writer_recovers_every_acknowledged_write() {
 fn a_torn_wal_tail_recovers_a_consistent_prefix() {
     let seed = env_u64("HOPDB_CRASH_SEED").unwrap_or(DEFAULT_SEED) ^ 0x7042_4E57;
     let kills = env_u64("HOPDB_TORN_WAL_KILLS").map_or(DEFAULT_TORN_KILLS, |k| k as u32);
-    crash_loop(seed, kills, true);
+    crash_loop(seed, kills, Fault::TornWal);
+}
+
+/// A full disk at random moments: `write(2)` and `pwrite(2)` fail with `ENOSPC` (in the WAL,
+/// a flush, a compaction, the manifest, or the store's own files). The writer must get
+/// `Error::NoSpace` and nothing acknowledged may be lost.
+#[test]
+fn enospc_at_random_writes_loses_nothing_acknowledged() {
+    io_fault_loop(
+        0xE05B_C0DE,
+        IoFault {
+            points: "enable_random name=posix/io/rw/write,probability=0.003,failinfo=28\n\
+                     enable_random name=posix/io/rw/pwrite,probability=0.003,failinfo=28",
+            durability: "process",
+            expect: &["no_space"],
+        },
+    );
+}
+
+/// Failing `fsync(2)`/`fdatasync(2)` (`EIO`) with every commit synced: the commit whose sync
+/// failed is not acknowledged (it may still be kept, like any op in flight), and nothing
+/// acknowledged is lost.
+#[test]
+fn failing_fsync_loses_nothing_acknowledged() {
+    io_fault_loop(
+        0xF5_C0DE,
+        IoFault {
+            points: "enable_random name=posix/io/sync/fdatasync,probability=0.01,failinfo=5\n\
+                     enable_random name=posix/io/sync/fsync,probability=0.01,failinfo=5",
+            durability: "sync",
+            expect: &["storage"],
+        },
+    );
+}
+
+/// Short writes (a `write(2)` that writes fewer bytes than asked, which the caller must
+/// complete) everywhere, and some writes failing with `EIO`.
+#[test]
+fn short_and_failing_writes_lose_nothing_acknowledged() {
+    io_fault_loop(
+        0x5_4087,
+        IoFault {
+            points: "enable_random name=posix/io/rw/write/reduce,probability=0.05\n\
+                     enable_random name=posix/io/rw/pwrite/reduce,probability=0.05\n\
+                     enable_random name=posix/io/rw/write,probability=0.002,failinfo=5\n\
+                     enable_random name=posix/io/rw/pwrite,probability=0.002,failinfo=5",
+            durability: "process",
+            expect: &["storage"],
+        },
+    );
+}
+
+/// Runs `HOPDB_IO_FAULT_RUNS` (default 20) writers under `fault`; skips, saying why, without
+/// libfiu.
+fn io_fault_loop(seed: u64, fault: IoFault) {
+    if let Some(missing) = LIBFIU_PRELOAD.iter().find(|p| !Path::new(p).exists()) {
+        eprintln!("skipped: {missing} is missing (libfiu's preload: apt-get install fiu-utils)");
+        return;
+    }
+    let seed = env_u64("HOPDB_CRASH_SEED").map_or(seed, |s| s ^ seed);
+    let runs = env_u64("HOPDB_IO_FAULT_RUNS").map_or(DEFAULT_IO_FAULT_RUNS, |k| k as u32);
+    crash_loop(seed, runs, Fault::Io(fault));
+}
+
+/// Verifies and removes the backups the writer finished (each must hold exactly the store
+/// of its op and pass `check()`) and the leftovers of those a kill interrupted (only their
+/// hidden temporary directory); returns how many of each.
+fn verify_backups(dir: &Path, seed: u64, ctx: &dyn Fn(&str) -> String) -> (u32, u32) {
+    let (mut verified, mut cut) = (0, 0);
+    for e in std::fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(op) = name.strip_prefix("b-").and_then(|n| n.parse::<u64>().ok()) {
+            let g =
+                Graph::open(&path).unwrap_or_else(|e| panic!("{}", ctx(&format!("backup {name} does not open: {e}"))));
+            let reached = reached_op(&g);
+            assert_eq!(reached, op, "{}", ctx(&format!("backup {name} holds op {reached}")));
+            let mut m = Model::default();
+            m.advance_to(seed, op);
+            let diffs = compare(&g, &m).unwrap();
+            assert!(
+                diffs.is_empty(),
+                "{}",
+                ctx(&format!("backup {name} differs: {diffs:?}"))
+            );
+            assert!(
+                g.check().unwrap().is_ok(),
+                "{}",
+                ctx(&format!("backup {name} fails check()"))
+            );
+            verified += 1;
+        } else {
+            assert!(
+                name.starts_with('.') && name.contains(".hopdb-backup-"),
+                "{}",
+                ctx(&format!("unexpected {name} among the backups"))
+            );
+            cut += 1;
+        }
+        std::fs::remove_dir_all(&path).unwrap();
+    }
+    (verified, cut)
 }
 
 /// Cuts the newest WAL file of `store` at a random offset; returns the bytes cut off.
@@ -866,13 +429,50 @@ fn tear_wal_tail(store: &Path, rng: &mut ChaCha8Rng) -> u64 {
     len - keep
 }
 
+/// What is done to the writer besides the SIGKILL at a random time.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// The kill alone.
+    Kill,
+    /// After the kill the newest WAL file loses a random tail, as in a power loss.
+    TornWal,
+    /// The writer runs under libfiu's POSIX preload, which fails some of its I/O calls.
+    Io(IoFault),
+}
+
+/// A kind of injected I/O fault.
+#[derive(Clone, Copy)]
+struct IoFault {
+    /// libfiu failure points, one `enable_random` command a line (its `FIU_ENABLE`). libfiu
+    /// draws the failures from its own generator: the seed fixes the workload and the kill
+    /// times, not which call fails.
+    points: &'static str,
+    durability: &'static str,
+    /// The error kinds (`fault_kind`) the writer may meet.
+    expect: &'static [&'static str],
+}
+
+/// libfiu (Debian's fiu-utils): the preload that reads `FIU_ENABLE`, and the one that wraps
+/// the POSIX calls.
+const LIBFIU_PRELOAD: [&str; 2] = ["/usr/lib/fiu/fiu_run_preload.so", "/usr/lib/fiu/fiu_posix_preload.so"];
+
 /// Kills the writer `kills` times and verifies the store after each kill (see the module
-/// comment); with `tear`, the newest WAL file also loses a random tail before each reopen.
-fn crash_loop(seed: u64, kills: u32, tear: bool) {
+/// comment), with `fault` injected too.
+fn crash_loop(seed: u64, kills: u32, fault: Fault) {
+    let tear = matches!(fault, Fault::TornWal);
+    let io = match fault {
+        Fault::Io(f) => Some(f),
+        Fault::Kill | Fault::TornWal => None,
+    };
     let tmp = KeepOnPanic(Some(tempfile::Builder::new().prefix("hopdb-crash-").tempdir().unwrap()));
     let store: PathBuf = tmp.0.as_ref().unwrap().path().join("store");
+    let backups: PathBuf = tmp.0.as_ref().unwrap().path().join("backups");
+    std::fs::create_dir(&backups).unwrap();
     let exe = std::env::current_exe().unwrap();
-    let durability = std::env::var("HOPDB_CRASH_DURABILITY").unwrap_or_else(|_| "process".into());
+    let durability = match io {
+        Some(f) => f.durability.to_string(),
+        None => std::env::var("HOPDB_CRASH_DURABILITY").unwrap_or_else(|_| "process".into()),
+    };
     let cfg = crash_config(
         WRITE_BUFFER_BYTES,
         TOTAL_WRITE_BUFFER_BYTES,
@@ -884,18 +484,32 @@ fn crash_loop(seed: u64, kills: u32, tear: bool) {
     let (mut acked, mut in_flight_kept, mut before_start, mut no_ack, mut orphaned) = (0u64, 0u32, 0u32, 0u32, 0u32);
     let (mut torn_bytes, mut acks_lost, mut kills_losing_acks) = (0u64, 0u64, 0u32);
     let (mut max_open, mut compare_time, mut check_time) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let (mut backups_verified, mut backups_cut) = (0u32, 0u32);
+    // Injected I/O faults the writer met, by error kind; at open; runs ended by the test
+    // harness's own output failing before the writer started.
+    let (mut faults, mut open_faults, mut harness_exits) = (BTreeMap::<String, u32>::new(), 0u32, 0u32);
 
     for kill in 1..=kills {
         let verified = model.op;
         let ctx = |what: &str| format!("seed {seed:#x}, kill {kill}/{kills}, last verified op {verified}: {what}");
-        let mut child = writer_command(&exe, &store, seed)
+        let mut command = writer_command(&exe, &store, seed);
+        command
             .env(ENV_WRITE_BUFFER, WRITE_BUFFER_BYTES.to_string())
             .env(ENV_TOTAL_WRITE_BUFFER, TOTAL_WRITE_BUFFER_BYTES.to_string())
             .env(ENV_DURABILITY, &durability)
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawning the writer");
+            .stderr(Stdio::piped());
+        let backup_first = kill.is_multiple_of(BACKUP_EVERY);
+        if backup_first {
+            command.env(ENV_BACKUPS, &backups);
+        }
+        if let Some(f) = io {
+            command
+                .env(ENV_FAULTS, "1")
+                .env("LD_PRELOAD", LIBFIU_PRELOAD.join(" "))
+                .env("FIU_ENABLE", f.points);
+        }
+        let mut child = command.spawn().expect("spawning the writer");
         let out = child.stdout.take().unwrap();
         let mut err = child.stderr.take().unwrap();
         let out_thread = std::thread::spawn(move || read_child_output(out));
@@ -904,23 +518,67 @@ fn crash_loop(seed: u64, kills: u32, tear: bool) {
             let _ = err.read_to_string(&mut s);
             s
         });
-        std::thread::sleep(Duration::from_millis(rng.random_range(KILL_AFTER_MS)));
-        let exited_early = child.try_wait().unwrap();
-        child.kill().unwrap(); // SIGKILL
+        let window = match (io, backup_first) {
+            (Some(_), _) => IO_FAULT_KILL_AFTER_MS,
+            (None, true) => BACKUP_KILL_AFTER_MS,
+            (None, false) => KILL_AFTER_MS,
+        };
+        let kill_at = Instant::now() + Duration::from_millis(rng.random_range(window));
+        let mut exited_early = child.try_wait().unwrap();
+        // A writer that meets an injected fault exits by itself: no need to wait for it.
+        while io.is_some() && exited_early.is_none() && Instant::now() < kill_at {
+            std::thread::sleep(Duration::from_millis(2));
+            exited_early = child.try_wait().unwrap();
+        }
+        std::thread::sleep(kill_at.saturating_duration_since(Instant::now()));
+        child.kill().unwrap(); // SIGKILL (a no-op if it has exited)
         let status = child.wait().unwrap();
         let output = out_thread.join().unwrap();
         let stderr = err_thread.join().unwrap();
-        if exited_early.is_some() || status.signal() != Some(SIGKILL) {
-            panic!(
-                "{}\nstderr:\n{stderr}",
-                ctx(&format!("the writer was not killed but exited by itself: {status}"))
-            );
-        }
         assert!(
             output.problems.is_empty(),
             "{}",
             ctx(&format!("bad writer output: {:?}", output.problems))
         );
+        if let Some(f) = io {
+            // Under faults the writer may stop by itself, but never by a panic or an abort.
+            assert!(
+                !stderr.contains("panicked") && status.signal().is_none_or(|s| s == SIGKILL),
+                "{}\nstderr:\n{stderr}",
+                ctx(&format!("the writer crashed under injected faults: {status}"))
+            );
+            if let Some((op, kind, msg)) = &output.fault {
+                assert!(
+                    f.expect.contains(&kind.as_str()),
+                    "{}",
+                    ctx(&format!(
+                        "op {op} failed with a {kind} error, expected {:?}: {msg}",
+                        f.expect
+                    ))
+                );
+                let next = output.last_ack.or(output.start).map_or(0, |a| a + 1);
+                assert!(
+                    *op == 0 || *op == next,
+                    "{}",
+                    ctx(&format!("the writer reported a fault at op {op}, in flight was {next}"))
+                );
+                *faults.entry(kind.clone()).or_default() += 1;
+                open_faults += u32::from(*op == 0);
+            } else if exited_early.is_some() && output.start.is_none() {
+                // libtest's own output ("running 1 test") met a failing write(2).
+                harness_exits += 1;
+            } else if exited_early.is_some() {
+                panic!(
+                    "{}\nstderr:\n{stderr}",
+                    ctx(&format!("the writer exited without reporting a fault: {status}"))
+                );
+            }
+        } else if exited_early.is_some() || status.signal() != Some(SIGKILL) {
+            panic!(
+                "{}\nstderr:\n{stderr}",
+                ctx(&format!("the writer was not killed but exited by itself: {status}"))
+            );
+        }
         match output.start {
             None => before_start += 1,
             Some(s) => assert_eq!(
@@ -1009,6 +667,21 @@ fn crash_loop(seed: u64, kills: u32, tear: bool) {
             ))
         );
         drop(g);
+        let (done, cut) = verify_backups(&backups, seed, &ctx);
+        (backups_verified, backups_cut) = (backups_verified + done, backups_cut + cut);
+        // A bulk load's scratch space dies with the writer that made it: the next writable
+        // open removes it.
+        let leftovers: Vec<_> = std::fs::read_dir(&store)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("hopdb-bulk-"))
+            .collect();
+        assert!(
+            leftovers.is_empty(),
+            "{}",
+            ctx(&format!("bulk scratch left after a reopen: {leftovers:?}"))
+        );
     }
 
     let g = Graph::open_with(&store, cfg).unwrap();
@@ -1029,7 +702,24 @@ fn crash_loop(seed: u64, kills: u32, tear: bool) {
         check_time / kills.max(1),
         started.elapsed(),
     );
+    let bulk_ops = (1..=model.op).filter(|&i| is_bulk(seed, i)).count();
+    println!(
+        "mixed work: {bulk_ops} of the ops were bulk loads; {backups_verified} online backups verified \
+         (each exactly its op's store), {backups_cut} interrupted by a kill (left only their hidden temporary)"
+    );
     assert!(acked > 0, "the writer never acknowledged anything");
+    if let Some(f) = io {
+        let met: u32 = faults.values().sum();
+        println!(
+            "injected I/O faults ({:?}): {met} writers met one ({open_faults} while opening the store), by error kind {faults:?}; \
+             {harness_exits} runs ended by the test harness's own output failing first",
+            f.points.replace('\n', "; ")
+        );
+        assert!(
+            met > kills / 4,
+            "only {met} of {kills} writers met an injected fault: the test tested little"
+        );
+    }
     if tear {
         println!(
             "torn WAL: {torn_bytes} bytes cut over {kills} kills; {kills_losing_acks} kills lost acknowledged ops \
