@@ -60,6 +60,20 @@ impl Deg {
         self.und_w += o.und_w;
     }
 
+    /// `self + o`, `None` when a count overflows i64: only damaged counters can, and the merge
+    /// operators then report corruption instead of a wrapped count (or, with overflow checks
+    /// on, a panic inside RocksDB's merge callback).
+    fn checked_add(&self, o: &Deg) -> Option<Deg> {
+        Some(Deg {
+            out: self.out.checked_add(o.out)?,
+            out_w: self.out_w + o.out_w,
+            inn: self.inn.checked_add(o.inn)?,
+            in_w: self.in_w + o.in_w,
+            und: self.und.checked_add(o.und)?,
+            und_w: self.und_w + o.und_w,
+        })
+    }
+
     pub(crate) fn is_zero(&self) -> bool {
         *self == Deg::default()
     }
@@ -106,6 +120,17 @@ impl DegSet {
         }
     }
 
+    /// [`DegSet::merge`] for the merge operators: `None` when a count overflows.
+    fn checked_merge(&mut self, o: &DegSet) -> Option<()> {
+        for (t, d) in &o.0 {
+            match self.0.binary_search_by_key(t, |(t, _)| *t) {
+                Ok(i) => self.0[i].1 = self.0[i].1.checked_add(d)?,
+                Err(i) => self.0.insert(i, (*t, *d)),
+            }
+        }
+        Some(())
+    }
+
     /// Drops types left with no edges (their weight sums are then float residue of zero).
     pub(crate) fn prune(&mut self) {
         self.0.retain(|(_, d)| d.out != 0 || d.inn != 0 || d.und != 0);
@@ -140,7 +165,7 @@ pub(crate) fn merge_deg<'a>(base: Option<&[u8]>, operands: impl Iterator<Item = 
         None => DegSet::default(),
     };
     for op in operands {
-        acc.merge(&DegSet::decode(op)?);
+        acc.checked_merge(&DegSet::decode(op)?)?;
     }
     acc.prune();
     Some(acc.encode())
@@ -150,7 +175,7 @@ pub(crate) fn merge_deg<'a>(base: Option<&[u8]>, operands: impl Iterator<Item = 
 pub(crate) fn merge_deg_operands<'a>(operands: impl Iterator<Item = &'a [u8]>) -> Option<Vec<u8>> {
     let mut acc = DegSet::default();
     for op in operands {
-        acc.merge(&DegSet::decode(op)?);
+        acc.checked_merge(&DegSet::decode(op)?)?;
     }
     Some(acc.encode())
 }
@@ -167,7 +192,7 @@ pub(crate) fn merge_count<'a>(base: Option<&[u8]>, operands: impl Iterator<Item 
         None => 0,
     };
     for op in operands {
-        acc += decode_count(op)?;
+        acc = acc.checked_add(decode_count(op)?)?;
     }
     Some(acc.to_le_bytes().to_vec())
 }

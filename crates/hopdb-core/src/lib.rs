@@ -22,6 +22,9 @@ mod counters;
 mod engine;
 mod error;
 mod fulltext;
+// Not API: the decoders of stored bytes, for the fuzz targets and their in-suite run.
+#[doc(hidden)]
+pub mod fuzzing;
 mod graph;
 mod index;
 mod key_index;

@@ -428,7 +428,7 @@ pub(crate) fn decode_props(r: &mut Reader<'_>) -> Result<Props> {
     Ok(p)
 }
 
-fn decode_value(r: &mut Reader<'_>, depth: usize) -> Result<Value> {
+pub(crate) fn decode_value(r: &mut Reader<'_>, depth: usize) -> Result<Value> {
     if depth > MAX_DEPTH + 1 {
         return Err(decode_err("value nested too deeply"));
     }

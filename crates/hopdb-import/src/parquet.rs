@@ -215,8 +215,58 @@ enum Extent {
     Unknown,
 }
 
+/// The message of a caught panic.
+fn panic_text(p: &(dyn std::any::Any + Send)) -> &str {
+    p.downcast_ref::<&str>()
+        .copied()
+        .or_else(|| p.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("no message")
+}
+
+/// The arrow and parquet readers trust some offsets and lengths of a damaged file and panic
+/// on them (e.g. arrow-ipc 60 slices an IPC buffer past the message body). A panic while
+/// opening or reading a table becomes the file's typed error, saying so, and the reader
+/// stops there.
+struct Guarded {
+    inner: Option<BatchIter>,
+    batch: u64,
+}
+
+impl Iterator for Guarded {
+    type Item = std::result::Result<RecordBatch, ArrowError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let inner = self.inner.as_mut()?;
+        self.batch += 1;
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| inner.next())) {
+            Ok(item) => item,
+            Err(p) => {
+                self.inner = None;
+                Some(Err(ArrowError::InvalidArgumentError(format!(
+                    "record batch {}: malformed data (the reader failed: {})",
+                    self.batch,
+                    panic_text(&*p)
+                ))))
+            }
+        }
+    }
+}
+
 /// Opens a table: its schema, its batches, and its extent.
 fn open_batches(path: &Path) -> Result<(SchemaRef, BatchIter, Extent)> {
+    let (schema, it, extent) = std::panic::catch_unwind(|| open_batches_unguarded(path)).map_err(|p| {
+        data_err(
+            path,
+            format!("malformed table metadata (the reader failed: {})", panic_text(&*p)),
+        )
+    })??;
+    let it: BatchIter = Box::new(Guarded {
+        inner: Some(it),
+        batch: 0,
+    });
+    Ok((schema, it, extent))
+}
+
+fn open_batches_unguarded(path: &Path) -> Result<(SchemaRef, BatchIter, Extent)> {
     let format = sniff(path)?;
     let f = std::fs::File::open(path).map_err(io(path))?;
     match format {

@@ -1,0 +1,11 @@
+//! Decodes arbitrary bytes as degree counter sets and the deg / counts merge operators: a typed
+//! (corruption) refusal or a value that round-trips; never a panic. The body is
+//! `fuzz_bodies::counters` in ../bodies.rs, shared with crates/hopdb-core/tests/fuzz_decoders.rs.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+include!("../bodies.rs");
+
+fuzz_target!(|data: &[u8]| fuzz_bodies::counters(data));

@@ -1,0 +1,12 @@
+//! Imports LightRAG GraphML, gzip or not, built from arbitrary bytes, into a fresh in-memory store:
+//! a typed error that leaves the store empty, or a store that passes check(); never a panic. The
+//! body is `fuzz_bodies::graphml` in ../bodies.rs, shared with crates/hopdb-
+//! import/tests/fuzz_inputs.rs.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+include!("../bodies.rs");
+
+fuzz_target!(|data: &[u8]| fuzz_bodies::graphml(data));
