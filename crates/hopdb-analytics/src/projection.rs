@@ -78,6 +78,8 @@ pub struct GraphProjection {
 }
 
 const ABSENT: u32 = u32::MAX;
+/// What a key costs in the projection besides a string key's bytes.
+const KEY_BYTES: usize = std::mem::size_of::<NodeKey>();
 
 impl GraphProjection {
     /// Builds from a snapshot: one scan of the node records (keys only) and one of the
@@ -88,12 +90,18 @@ impl GraphProjection {
         let mut keys = Vec::new();
         let mut dense: Vec<u32> = Vec::new();
         let mut stop = None;
+        // Heap bytes of the string keys held so far (the memory bound counts them).
+        let mut key_heap = 0usize;
         txn.scan_node_keys(&mut |id, key| {
             if ids.len().is_multiple_of(65_536) {
-                if let Err(e) = ctrl.check() {
+                let held = ids.capacity() * 8 + keys.capacity() * KEY_BYTES + key_heap + dense.capacity() * 4;
+                if let Err(e) = ctrl.check().and_then(|()| ctrl.check_memory(held)) {
                     stop = Some(e);
                     return false;
                 }
+            }
+            if let NodeKey::Str(s) = &key {
+                key_heap += s.len();
             }
             let Ok(at) = usize::try_from(id) else { return true };
             if dense.len() <= at {
@@ -140,9 +148,15 @@ impl GraphProjection {
         let mut weights: Vec<f64> = Vec::new();
         let mut undirected_at: Vec<usize> = Vec::new();
         let mut fail = None;
+        let nodes_held = ids.len() * 8 + keys.len() * KEY_BYTES + key_heap + dense.len() * 4;
         txn.scan_out_edges(&mut |a| {
             if edges.len().is_multiple_of(65_536) {
-                if let Err(e) = ctrl.check() {
+                let held = nodes_held
+                    + edges.capacity() * 8
+                    + edge_types.capacity() * 4
+                    + weights.capacity() * 8
+                    + undirected_at.capacity() * 8;
+                if let Err(e) = ctrl.check().and_then(|()| ctrl.check_memory(held)) {
                     fail = Some(AnalyticsError::from(e));
                     return false;
                 }
@@ -181,6 +195,13 @@ impl GraphProjection {
         ctrl.check()?;
         let n = ids.len() as u32;
         let stored = edges.len() as u64;
+        // Refuse before allocating the views: the scan's vectors plus the three adjacency
+        // views (each entry a 4-byte target, an 8-byte edge id and maybe an 8-byte weight;
+        // `both` holds every edge twice, `out` and `inc` the undirected ones twice).
+        let entry = 12 + if spec.weighted { 8 } else { 0 };
+        let views = (2 * edges.len() + 2 * (edges.len() + undirected_at.len())) * entry + 3 * (ids.len() + 1) * 8;
+        let scanned = nodes_held + edges.len() * 8 + edge_types.len() * 4 + weights.len() * 8 + edges.len() * 8;
+        ctrl.check_memory(scanned + views)?;
         let mut edge_ids: Vec<u64> = (0..stored).collect();
         let w = spec.weighted.then_some(weights.as_slice());
         // The symmetric view: every edge in both rows, one id.
@@ -222,6 +243,7 @@ impl GraphProjection {
         };
         p.index_keys();
         p.info.bytes = p.memory_bytes();
+        ctrl.check_memory(p.info.bytes)?;
         p.info.seconds = started.elapsed().as_secs_f64();
         tracing::info!(
             nodes = p.info.nodes,
@@ -324,7 +346,7 @@ impl GraphProjection {
             .keys
             .iter()
             .map(|k| {
-                std::mem::size_of::<NodeKey>()
+                KEY_BYTES
                     + match k {
                         NodeKey::Str(s) => s.len(),
                         NodeKey::Int(_) => 0,

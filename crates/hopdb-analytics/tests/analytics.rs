@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use hopdb_algo::{AlgoError, Control, Csr, HopMode};
 use hopdb_analytics::{Analytics, AnalyticsError, KHop, PathQuery, ProjectionSpec, Used, Via};
-use hopdb_core::{Direction, EdgeTypeOptions, Graph, GraphRead, NodeKey, WriteMode};
+use hopdb_core::{Direction, EdgeTypeOptions, ErrorKind, Graph, GraphRead, NodeKey, WriteMode};
 use hopdb_import::{import, EdgeList, ImportSpec, NoProgress};
 use rand::{Rng, SeedableRng};
 
@@ -242,6 +242,46 @@ fn wiki_vote_directed_on_disk() {
 #[test]
 fn email_enron_undirected() {
     cross_check("snap-email-Enron/email-Enron.txt.gz", true, 25, false);
+}
+
+/// The projection build obeys `Control::max_memory` (issue 23): below what the finished
+/// projection needs it fails with a typed `MemoryLimit` error and caches nothing, whether the
+/// bound is met during the scans or before the adjacency views are allocated; with room for
+/// its peak it succeeds.
+#[test]
+fn projection_build_obeys_the_memory_bound() {
+    let Some(root) = datasets() else { return };
+    let g = load(&root.join("snap-email-Enron/email-Enron.txt.gz"), true, None);
+    let an = Analytics::new(g);
+    let spec = ProjectionSpec::all();
+    let built = an.projection(&spec, &Control::default()).unwrap();
+    let needed = built.projection.info().bytes;
+    drop(built);
+    // Fresh instances, so the cached projection is not reused.
+    for bound in [1 << 10, 1 << 20, needed / 2, needed - 1] {
+        let an = Analytics::new(an.graph().clone());
+        let err = an
+            .projection(&spec, &Control::default().with_max_memory(bound))
+            .map(drop)
+            .expect_err("a projection over its memory bound");
+        assert!(
+            matches!(err, AnalyticsError::Algo(AlgoError::MemoryLimit { limit, needed: n }) if limit == bound && n > bound),
+            "bound {bound}: {err:?}"
+        );
+        assert_eq!(err.kind(), ErrorKind::Cancelled, "bound {bound}");
+        // Nothing half-built was kept: an unbounded call builds afresh.
+        assert!(
+            an.projection(&spec, &Control::default()).unwrap().rebuilt,
+            "bound {bound}"
+        );
+    }
+    // The build's peak (the scans' vectors beside the new views) is above the finished
+    // size, but within twice it.
+    let an = Analytics::new(an.graph().clone());
+    let p = an
+        .projection(&spec, &Control::default().with_max_memory(2 * needed))
+        .unwrap();
+    assert_eq!(p.projection.info().bytes, needed);
 }
 
 /// Streamed trails (openCypher `-[*1..3]-`): the same paths on both execution paths, as many
