@@ -21,6 +21,10 @@ first byte. remove() deletes the group after the worker has exited.
 
 import os
 
+# The v1 pieces the memory-capped sweep already has (its own group, writing a control file,
+# starting a command inside a group); this module adds cgroup v2 and the soak's statistics.
+from bench.sweep import cgroup as sweep_cgroup
+
 ROOT = "/sys/fs/cgroup"
 V1_MEMORY = os.path.join(ROOT, "memory")
 
@@ -30,22 +34,16 @@ class Unavailable(Exception):
 
 
 def _own(version, text=None):
-    """This process's group path in the hierarchy (v1: the memory controller's line; v2: '0::')."""
+    """This process's group path in the hierarchy (v1: the memory controller's line, as the
+    sweep's cap reads it; v2: the '0::' line)."""
     text = text if text is not None else open("/proc/self/cgroup").read()
+    if version == 1:
+        return sweep_cgroup.own_memory_cgroup(text)
     for line in text.splitlines():
         parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        if version == 2 and parts[0] == "0" and parts[1] == "":
-            return parts[2]
-        if version == 1 and "memory" in parts[1].split(","):
+        if len(parts) == 3 and parts[0] == "0" and parts[1] == "":
             return parts[2]
     return None
-
-
-def _write(d, name, value):
-    with open(os.path.join(d, name), "w") as f:
-        f.write(str(value))
 
 
 def _read(d, name):
@@ -88,7 +86,7 @@ class Group:
 
     def wrap(self, cmd):
         """cmd run inside the group: a shell puts itself in it, then execs cmd (same pid)."""
-        return ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', self.dir, *cmd]
+        return sweep_cgroup.wrap(cmd, self.dir)
 
     def stats(self):
         """Limit, peak usage, cap hits and OOM kills, read after (or during) the run."""
@@ -163,9 +161,9 @@ def _create_v1(limit_bytes, name):
     d = os.path.join(V1_MEMORY, own.lstrip("/"), name)
     os.mkdir(d)
     try:
-        _write(d, "memory.limit_in_bytes", limit_bytes)
+        sweep_cgroup.write(d, "memory.limit_in_bytes", limit_bytes)
         if os.path.exists(os.path.join(d, "memory.memsw.limit_in_bytes")):
-            _write(d, "memory.memsw.limit_in_bytes", limit_bytes)  # memsw >= limit: set after it
+            sweep_cgroup.write(d, "memory.memsw.limit_in_bytes", limit_bytes)  # memsw >= limit: set after it
     except OSError:
         os.rmdir(d)
         raise
@@ -180,13 +178,13 @@ def _create_v2(limit_bytes, name):
     if "memory" not in (_read(parent, "cgroup.subtree_control") or "").split():
         # Fails when the parent has processes of its own and is not the root (no internal
         # processes rule): then there is no group this process may make.
-        _write(parent, "cgroup.subtree_control", "+memory")
+        sweep_cgroup.write(parent, "cgroup.subtree_control", "+memory")
     d = os.path.join(parent, name)
     os.mkdir(d)
     try:
-        _write(d, "memory.max", limit_bytes)
+        sweep_cgroup.write(d, "memory.max", limit_bytes)
         if os.path.exists(os.path.join(d, "memory.swap.max")):
-            _write(d, "memory.swap.max", 0)
+            sweep_cgroup.write(d, "memory.swap.max", 0)
     except OSError:
         os.rmdir(d)
         raise
