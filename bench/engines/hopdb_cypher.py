@@ -109,8 +109,15 @@ class HopDBCypherRetrieval(RowQueries, Retrieval, KGEngine):
 
     def prepare(self, data, cache, reload):
         self.g, prep = _open(data, cache, reload)
-        prep["notes"] += "; Q1-Q7 as parameterised Cypher through g.query, one Graph shared by the threads"
+        prep["notes"] += (
+            "; Q1-Q7 as parameterised Cypher through g.query, one Graph shared by the threads"
+            "; one-column answers read with QueryResult.value() (the Neo4j driver's call)"
+        )
         return prep
+
+    def _col(self, kind, seed):
+        # A list of ids, as the native calls return: the column itself, no tuple per row.
+        return self._rows(kind, seed).value()
 
     def _rows(self, kind, seed):
         if kind == "q7":
@@ -140,7 +147,7 @@ class HopDBCypherDeep(KGEngine):
     def prepare(self, data, cache, reload):
         self.hopdb = _probe()
         self.g, prep = _open(data, cache, reload)
-        prep["notes"] += f"; Q8 = `{Q8}`, Q11 = `{Q11}`"
+        prep["notes"] += f"; Q8 = `{Q8}` read with QueryResult.value(), Q11 = `{Q11}`"
         return prep
 
     def _query(self, text, params, timeout_ms):
@@ -152,7 +159,7 @@ class HopDBCypherDeep(KGEngine):
             raise
 
     def q8(self, seed, timeout_ms):
-        return [r[0] for r in self._query(Q8, {"id": seed}, timeout_ms)]
+        return self._query(Q8, {"id": seed}, timeout_ms).value()
 
     def q11(self, a, b, timeout_ms):
         rows = self._query(Q11, {"a": a, "b": b}, timeout_ms)

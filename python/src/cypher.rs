@@ -9,7 +9,6 @@
 use hopdb_cypher::{Map, NodeRef, Params, QueryOptions, QueryStats, RelRef, Row, Value};
 use pyo3::exceptions::{PyIndexError, PyKeyError, PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyList, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
 
@@ -31,7 +30,7 @@ impl GraphHandle {
     fn query(
         &self,
         py: Python<'_>,
-        text: String,
+        text: &str,
         params: Option<&Bound<'_, PyAny>>,
         timeout: Option<f64>,
     ) -> PyResult<QueryResult> {
@@ -42,7 +41,7 @@ impl GraphHandle {
         };
         let engine = self.engine()?;
         py.detach(move || {
-            let mut r = engine.query_with(&text, &params, &opts)?;
+            let mut r = engine.query_with(text, &params, &opts)?;
             let columns = r.columns().to_vec();
             let rows = r.take_rows()?;
             // After the rows: PROFILE's counters are final once the result is consumed.
@@ -50,7 +49,6 @@ impl GraphHandle {
             Ok(QueryResult {
                 columns,
                 rows,
-                tuples: PyOnceLock::new(),
                 stats: *r.stats(),
                 plan,
             })
@@ -454,17 +452,15 @@ impl Relationship {
 
 /// The result of `Graph.query`: ``columns`` (list of str), the rows (iterate for tuples in
 /// column order; ``len(result)``, ``result[i]``), ``stats`` (dict of update counters),
-/// ``plan`` (the plan as text for EXPLAIN / PROFILE, else None), and conversions:
-/// ``to_dicts()`` (a list of {column: value}), ``to_arrow()`` (a pyarrow Table), ``to_polars()``
+/// ``plan`` (the plan as text for EXPLAIN / PROFILE, else None), the Neo4j Python driver's
+/// readers ``value(key=0, default=None)`` (one column as a list), ``values(*keys)`` and
+/// ``data(*keys)``, and conversions: ``to_dicts()`` (a list of {column: value}), ``to_arrow()`` (a pyarrow Table), ``to_polars()``
 /// and ``to_pandas()``. In the tables, nodes and relationships are their ``to_dict()`` structs
 /// and a column whose values Arrow cannot hold as one type holds them as JSON text.
 #[pyclass(module = "hopdb._hopdb", frozen)]
 pub(crate) struct QueryResult {
     columns: Vec<String>,
     rows: Vec<Row>,
-    /// The rows as a list of tuples, made on the first iteration: iterating a list is C's
-    /// loop, where a Python-visible iterator class cost a method call per row.
-    tuples: PyOnceLock<Py<PyList>>,
     stats: QueryStats,
     plan: Option<String>,
 }
@@ -496,11 +492,12 @@ impl QueryResult {
         self.rows.len()
     }
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyIterator>> {
-        let tuples = self.tuples.get_or_try_init(py, || -> PyResult<Py<PyList>> {
-            let rows = self.rows.iter().map(|r| row_py(py, r)).collect::<PyResult<Vec<_>>>()?;
-            Ok(PyList::new(py, rows)?.unbind())
-        })?;
-        tuples.bind(py).try_iter()
+        // A list of tuples, iterated: a list's iterator is C's loop, where a Python-visible
+        // iterator class costs a method call per row. Built per iteration, not kept: keeping
+        // it needs a once-cell, whose first fill releases and retakes the GIL (about 1 us,
+        // more than a one-row result costs to build).
+        let rows = self.rows.iter().map(|r| row_py(py, r)).collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, rows)?.try_iter()
     }
     fn __getitem__<'py>(&self, py: Python<'py>, index: isize) -> PyResult<Bound<'py, PyTuple>> {
         let n = self.rows.len() as isize;
@@ -509,6 +506,87 @@ impl QueryResult {
             return Err(PyIndexError::new_err("result row index out of range"));
         }
         row_py(py, &self.rows[i as usize])
+    }
+    /// One column's values as a list, row by row (the Neo4j Python driver's
+    /// ``Result.value``): ``key`` is the column's index or name; a column the result does not
+    /// have gives ``default`` for every row, as the driver does. No tuple per row is made, so
+    /// this is the fast way to read a list of ids.
+    #[pyo3(signature = (key=None, default=None))]
+    fn value<'py>(
+        &self,
+        py: Python<'py>,
+        key: Option<&Bound<'py, PyAny>>,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let default = default.unwrap_or_else(|| py.None());
+        match key.map_or(Ok(Some(0)), |k| self.column_index(k))? {
+            Some(c) => PyList::new(
+                py,
+                self.rows
+                    .iter()
+                    .map(|r| {
+                        r.get(c)
+                            .map_or_else(|| Ok(default.clone_ref(py)), |v| value_py(py, v, false))
+                    })
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
+            None => PyList::new(py, self.rows.iter().map(|_| default.clone_ref(py))),
+        }
+    }
+    /// The rows as lists of values (the Neo4j Python driver's ``Result.values``): all
+    /// columns, or those named or numbered in ``keys`` (a name the result lacks gives None,
+    /// an index out of range IndexError, as in the driver).
+    #[pyo3(signature = (*keys))]
+    fn values<'py>(&self, py: Python<'py>, keys: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyList>> {
+        let cols = self.selected(keys)?;
+        let out = PyList::empty(py);
+        for row in &self.rows {
+            let vals = cols
+                .iter()
+                .map(|c| match c.and_then(|c| row.get(c)) {
+                    Some(v) => value_py(py, v, false),
+                    None => Ok(py.None()),
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            out.append(PyList::new(py, vals)?)?;
+        }
+        Ok(out)
+    }
+    /// The rows as dicts {column: value} (the Neo4j Python driver's ``Result.data``): all
+    /// columns, or those named or numbered in ``keys`` (keyed by column name; a name the
+    /// result lacks gives None, an index out of range IndexError). Unlike the driver's, nodes
+    /// and relationships stay ``Node`` / ``Relationship`` values, as in ``to_dicts()``.
+    #[pyo3(signature = (*keys))]
+    fn data<'py>(&self, py: Python<'py>, keys: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyList>> {
+        let cols = self.selected(keys)?;
+        let names = match keys.is_empty() {
+            true => self
+                .columns
+                .iter()
+                .map(|c| c.into_py_any(py))
+                .collect::<PyResult<Vec<_>>>()?,
+            false => keys
+                .iter()
+                .zip(&cols)
+                .map(|(k, c)| match c {
+                    Some(c) => self.columns[*c].clone().into_py_any(py),
+                    None => Ok(k.unbind()),
+                })
+                .collect::<PyResult<Vec<_>>>()?,
+        };
+        let out = PyList::empty(py);
+        for row in &self.rows {
+            let d = PyDict::new(py);
+            for (name, c) in names.iter().zip(&cols) {
+                let v = match c.and_then(|c| row.get(c)) {
+                    Some(v) => value_py(py, v, false)?,
+                    None => py.None(),
+                };
+                d.set_item(name, v)?;
+            }
+            out.append(d)?;
+        }
+        Ok(out)
     }
     /// The rows as dicts {column: value}.
     fn to_dicts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -553,6 +631,42 @@ impl QueryResult {
             PyList::new(py, &self.columns)?.repr()?,
             self.rows.len()
         ))
+    }
+}
+
+impl QueryResult {
+    /// The index of the column `key` names (an int index from 0, or a column name); `None`
+    /// when the result has no such column. Other types are a TypeError.
+    fn column_index(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<usize>> {
+        if let Ok(i) = key.extract::<isize>() {
+            // 0 <= i < columns, as the driver's Record.index: no counting from the end.
+            return Ok(usize::try_from(i).ok().filter(|i| *i < self.columns.len()));
+        }
+        if let Ok(name) = key.cast::<PyString>() {
+            let name = name.to_cow()?;
+            return Ok(self.columns.iter().position(|c| *c == name));
+        }
+        Err(PyTypeError::new_err(format!(
+            "a result column is named by its index (int) or name (str), not {}",
+            type_name(key)
+        )))
+    }
+
+    /// The columns `keys` selects, in order (every column when `keys` is empty); a name the
+    /// result lacks is `None`, an index out of range an IndexError (as the Neo4j driver).
+    fn selected(&self, keys: &Bound<'_, PyTuple>) -> PyResult<Vec<Option<usize>>> {
+        if keys.is_empty() {
+            return Ok((0..self.columns.len()).map(Some).collect());
+        }
+        keys.iter()
+            .map(|k| match self.column_index(&k)? {
+                None if k.is_instance_of::<PyInt>() => Err(PyIndexError::new_err(format!(
+                    "result column index {k} out of range: the result has {} column(s)",
+                    self.columns.len()
+                ))),
+                c => Ok(c),
+            })
+            .collect()
     }
 }
 

@@ -141,6 +141,36 @@ def test_rows_columns_len_indexing_and_dicts():
 
 
 @needs_engine
+def test_neo4j_driver_readers_value_values_data():
+    """``value``, ``values`` and ``data`` as the Neo4j Python driver's ``Result`` defines them,
+    checked against the rows the same result iterates."""
+    g = people()
+    r = g.query("MATCH (p:Person) RETURN p.name AS name, p.born AS born, p AS node ORDER BY name")
+    rows = list(r)
+    assert r.value() == [row[0] for row in rows] == ["Ada", "Charles"]
+    assert r.value("born") == r.value(1) == [1815, None]
+    assert [n.key for n in r.value("node")] == ["ada", "charles"]
+    # A column the result lacks: the default for every row, as the driver's Record.value.
+    # Indexes count from 0 only (the driver's Record.index): -1 is out of range too.
+    assert r.value("nope") == [None, None] and r.value(7, default=0) == r.value(-1, 0) == [0, 0]
+    assert r.values() == [list(row) for row in rows]
+    assert r.values("born", "name") == [[1815, "Ada"], [None, "Charles"]]
+    assert r.values("nope") == [[None], [None]]
+    for bad in (3, -1):
+        with pytest.raises(IndexError, match="out of range"):
+            r.values(bad)
+    assert r.data() == r.to_dicts()
+    assert r.data(1, "name") == [{"born": 1815, "name": "Ada"}, {"born": None, "name": "Charles"}]
+    assert r.data("nope") == [{"nope": None}, {"nope": None}]
+    with pytest.raises(IndexError):
+        r.data(-4)
+    with pytest.raises(TypeError, match="index .int. or name .str."):
+        r.value(1.5)
+    empty = g.query("MATCH (p:Nobody) RETURN p.name AS name")
+    assert empty.value() == [] and empty.values() == [] and empty.data() == []
+
+
+@needs_engine
 def test_write_stats():
     g = hopdb.Graph()
     r = g.query("CREATE (:A {x: 1, y: 2})-[:R]->(:B)")

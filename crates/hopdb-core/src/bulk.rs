@@ -256,10 +256,7 @@ impl<'g> BulkLoader<'g> {
                     std::process::id(),
                     SCRATCH_SEQ.fetch_add(1, Ordering::Relaxed)
                 ));
-                std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
-                    path: dir.clone(),
-                    source,
-                })?;
+                std::fs::create_dir_all(&dir).map_err(|source| Error::io(&dir, source))?;
                 Some(dir)
             }
             // In-memory stores spill (if ever) to the system's temporary directory.
@@ -270,10 +267,7 @@ impl<'g> BulkLoader<'g> {
             ))),
         };
         if let Some(dir) = &scratch {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io {
-                path: dir.clone(),
-                source,
-            })?;
+            std::fs::create_dir_all(dir).map_err(|source| Error::io(dir, source))?;
         }
         let dir = scratch.clone().unwrap_or_default();
         let mut store_empty = true;
@@ -1139,10 +1133,7 @@ struct Spilled {
 }
 
 fn write_run(path: &std::path::Path, adj: &[Adj]) -> Result<()> {
-    let io = |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    };
+    let io = |source| Error::io(path, source);
     let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path).map_err(io)?);
     for a in adj {
         let mut b = [0u8; 16];
@@ -1173,10 +1164,7 @@ impl<'a> RunMerge<'a> {
             error: None,
         };
         for p in paths {
-            let f = std::fs::File::open(p).map_err(|source| Error::Io {
-                path: p.clone(),
-                source,
-            })?;
+            let f = std::fs::File::open(p).map_err(|source| Error::io(p, source))?;
             m.readers.push(std::io::BufReader::with_capacity(1 << 18, f));
         }
         for i in 0..=m.readers.len() {
@@ -1204,10 +1192,7 @@ impl<'a> RunMerge<'a> {
             }
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => None,
             Err(e) => {
-                self.error = Some(Error::Io {
-                    path: PathBuf::from("a spilled adjacency run"),
-                    source: e,
-                });
+                self.error = Some(Error::io("a spilled adjacency run", e));
                 None
             }
         }

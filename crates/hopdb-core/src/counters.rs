@@ -99,9 +99,14 @@ impl DegSet {
         if !b.len().is_multiple_of(ENTRY_BYTES) {
             return None;
         }
-        let mut out = Vec::with_capacity(b.len() / ENTRY_BYTES);
+        let mut out: Vec<(TypeId, Deg)> = Vec::with_capacity(b.len() / ENTRY_BYTES);
         for e in b.chunks_exact(ENTRY_BYTES) {
             let t = TypeId::from_le_bytes(e[..4].try_into().ok()?);
+            // The store writes types strictly increasing and every lookup binary-searches
+            // them: any other order is damage, not a set to merge.
+            if out.last().is_some_and(|(last, _)| *last >= t) {
+                return None;
+            }
             out.push((t, Deg::decode(&e[4..])?));
         }
         Some(DegSet(out))
@@ -254,5 +259,20 @@ mod tests {
         assert!(merge_count(None, [b"bad".as_slice()].into_iter()).is_none());
         let c = merge_count(None, [5i64.to_le_bytes().as_slice()].into_iter()).unwrap();
         assert_eq!(decode_count(&c), Some(5));
+    }
+
+    #[test]
+    fn counter_sets_out_of_type_order_are_damage() {
+        let one = Deg {
+            out: 1,
+            ..Deg::default()
+        };
+        let sorted = DegSet(vec![(1, one), (4, one)]).encode();
+        assert_eq!(DegSet::decode(&sorted).unwrap().0.len(), 2);
+        for bad in [vec![(4, one), (1, one)], vec![(3, one), (3, one)]] {
+            let enc = DegSet(bad).encode();
+            assert!(DegSet::decode(&enc).is_none());
+            assert!(merge_deg(Some(&sorted), [enc.as_slice()].into_iter()).is_none());
+        }
     }
 }

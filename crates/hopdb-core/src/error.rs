@@ -52,9 +52,9 @@ pub enum Error {
     /// succeed again after space is freed and the store reopened. Acknowledged writes are kept.
     #[error("{path}: the disk is full ({detail}); the store stays readable: free space, then reopen the store to write again (acknowledged writes are kept)")]
     NoSpace {
-        /// The store directory.
+        /// The store directory, or the file HopDB was writing (a bulk load's spill file).
         path: PathBuf,
-        /// RocksDB's message.
+        /// RocksDB's or the operating system's message.
         detail: String,
     },
 
@@ -248,6 +248,21 @@ pub(crate) fn corrupt_rec(what: &str) -> Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// A failed file-system call on `path`: [`Error::NoSpace`] when the disk (or the user's
+    /// quota) is full, so a caller sees one kind for a full disk whether RocksDB or HopDB's
+    /// own files (a bulk load's spill runs, a new store's directory) met it; [`Error::Io`]
+    /// otherwise.
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        let path = path.into();
+        match source.kind() {
+            std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded => Error::NoSpace {
+                path,
+                detail: source.to_string(),
+            },
+            _ => Error::Io { path, source },
+        }
+    }
+
     pub(crate) fn invalid(what: &'static str, reason: impl Into<String>) -> Self {
         Error::Invalid {
             what,
@@ -307,5 +322,28 @@ impl Error {
             Error::InBatch { source, .. } => source.root(),
             e => e,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_is_no_space_whoever_met_it() {
+        // ENOSPC as the operating system reports it (28 on Linux) and EDQUOT by its kind.
+        let full = std::io::Error::from_raw_os_error(28);
+        assert_eq!(full.kind(), std::io::ErrorKind::StorageFull);
+        for source in [full, std::io::Error::from(std::io::ErrorKind::QuotaExceeded)] {
+            let e = Error::io("/s/hopdb-bulk-1/run-0", source);
+            assert!(
+                matches!(&e, Error::NoSpace { path, .. } if path.ends_with("run-0")),
+                "{e:?}"
+            );
+            assert_eq!(e.kind(), ErrorKind::Storage);
+            assert!(e.to_string().contains("the disk is full"), "{e}");
+        }
+        let other = Error::io("/s/x", std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+        assert!(matches!(other, Error::Io { .. }), "{other:?}");
     }
 }

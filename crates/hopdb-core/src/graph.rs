@@ -121,7 +121,7 @@ impl Graph {
     fn create(path: &Path, cfg: &Config) -> Result<()> {
         let io = |p: &Path| {
             let p = p.to_owned();
-            move |source| Error::Io { path: p, source }
+            move |source| Error::io(p, source)
         };
         let name = path
             .file_name()
@@ -500,7 +500,7 @@ impl Graph {
         ));
         let io = |p: &Path| {
             let p = p.to_owned();
-            move |source| Error::Io { path: p, source }
+            move |source| Error::io(p, source)
         };
         if tmp.exists() {
             std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;

@@ -155,7 +155,8 @@ impl NodeRec {
         let n = r.varint()?;
         let mut labels = Vec::with_capacity(n.min(64) as usize);
         for _ in 0..n {
-            labels.push(r.varint()? as TypeId);
+            let l = r.varint()?;
+            labels.push(TypeId::try_from(l).map_err(|_| crate::value::decode_err("label id out of range"))?);
         }
         let props = decode_props(&mut r)?;
         Ok(NodeRec { key, labels, props })
@@ -284,5 +285,23 @@ mod tests {
         let enc = e.encode().unwrap();
         assert_eq!(EdgeRec::decode(&enc).unwrap(), e);
         assert_eq!(EdgeRec::decode_head(&enc).unwrap(), (NodeKey::Int(-9), Some(2.5)));
+    }
+
+    #[test]
+    fn a_label_id_past_the_id_range_is_damage() {
+        let n = NodeRec {
+            key: NodeKey::Str("n".into()),
+            labels: vec![TypeId::MAX],
+            props: Props::new(),
+        };
+        assert!(NodeRec::decode(&n.encode().unwrap()).is_ok());
+        // The same record with its one label id one past the range (a 5-byte varint).
+        let mut b = Vec::new();
+        put_len_prefixed(&mut b, &n.key.encode());
+        put_varint(&mut b, 1);
+        put_varint(&mut b, u64::from(TypeId::MAX) + 1);
+        encode_props(&mut b, &Props::new()).unwrap();
+        let e = NodeRec::decode(&b).unwrap_err();
+        assert!(e.to_string().contains("label id out of range"), "{e}");
     }
 }

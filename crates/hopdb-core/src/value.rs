@@ -249,7 +249,7 @@ pub(crate) fn validate_name(what: &'static str, name: &str) -> Result<()> {
     Ok(())
 }
 
-fn decode_err(msg: &str) -> Error {
+pub(crate) fn decode_err(msg: &str) -> Error {
     Error::malformed(msg, "decoding a stored record")
 }
 

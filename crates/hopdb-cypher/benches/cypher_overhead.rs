@@ -7,6 +7,8 @@
 //! benchmark reads 4,096 random nodes in turn (the same sequence for each):
 //!
 //! - `q1/native`: `db.graph().node(&key)` then the three properties `a`, `b`, `c` cloned out;
+//! - `q1/native_snapshot`: the same through a read transaction taken per call
+//!   (`db.graph().read().node(&key)`), the consistent snapshot every Cypher query reads;
 //! - `q1/cypher_key`: `MATCH (n {_key: $k}) RETURN n.a, n.b, n.c` through
 //!   `QueryEngine::query` with its plan cached, rows collected;
 //! - `q1/cypher_index`: `MATCH (n:Item {code: $c}) RETURN n.a, n.b, n.c`, the label + property
@@ -108,7 +110,16 @@ fn fixture() -> Fixture {
 
 /// The native Q1: the node, then its three properties.
 fn native_q1(db: &Database, key: &NodeKey) -> [StoreValue; 3] {
-    let n = db.graph().node(key).expect("read").expect("node exists");
+    three_props(db.graph().node(key))
+}
+
+/// The native Q1 on a snapshot taken for the call, as a Cypher query reads.
+fn native_q1_snapshot(db: &Database, key: &NodeKey) -> [StoreValue; 3] {
+    three_props(db.graph().read().node(key))
+}
+
+fn three_props(n: hopdb_database::Result<Option<hopdb_database::Node>>) -> [StoreValue; 3] {
+    let n = n.expect("read").expect("node exists");
     let get = |p: &str| n.props.get(p).cloned().unwrap_or(StoreValue::Null);
     [get("a"), get("b"), get("c")]
 }
@@ -186,6 +197,13 @@ fn benches(c: &mut Criterion) {
         b.iter(|| {
             i = (i + 1) % SAMPLE;
             black_box(native_q1(&f.db, &f.keys[i]))
+        })
+    });
+    let mut i = 0usize;
+    g.bench_function("native_snapshot", |b| {
+        b.iter(|| {
+            i = (i + 1) % SAMPLE;
+            black_box(native_q1_snapshot(&f.db, &f.keys[i]))
         })
     });
     let mut i = 0usize;

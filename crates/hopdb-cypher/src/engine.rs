@@ -126,12 +126,16 @@ impl QueryEngine {
                 "schema commands inside an explicit transaction",
             ));
         };
-        let mut ctx = Ctx::new(store, params, opts.control.clone(), self.db.analytics().clone());
-        let profiling = matches!(plan.statement, Statement::Profile(_));
-        if profiling {
+        let mut ctx = Ctx::new(
+            store,
+            params,
+            opts.control.clone(),
+            self.db.analytics().clone(),
+            self.procedures.clone(),
+        );
+        if matches!(plan.statement, Statement::Profile(_)) {
             ctx.profile = Some(Vec::new());
         }
-        ctx.procedures = self.procedures.clone();
         exec::procedures::check_query(&ctx, q)?;
         let mut t = exec::run_query(&mut ctx, q, Table::unit())?;
         if t.names.is_empty() {

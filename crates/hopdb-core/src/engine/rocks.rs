@@ -21,7 +21,9 @@ fn has_node_prefix(cf: Cf) -> bool {
 
 pub(crate) struct RocksEngine {
     db: Arc<DB>,
-    path: PathBuf,
+    /// Shared with every snapshot (for error messages): a snapshot per read transaction
+    /// must not copy it.
+    path: Arc<Path>,
     cache: Cache,
     /// Kept alive for as long as the DB uses them.
     _wbm: WriteBufferManager,
@@ -65,7 +67,9 @@ fn map_err(path: &Path, context: &'static str, e: rocksdb::Error) -> Error {
     if e.kind() == rocksdb::ErrorKind::Corruption {
         return Error::corrupt(path, msg);
     }
-    // RocksDB's IOStatus::NoSpace has no kind of its own in the binding: its message says it.
+    // RocksDB's IOStatus::NoSpace has no kind of its own in the binding (the C API passes a
+    // message only). The text is RocksDB's own fixed subcode message (status.cc), not the
+    // C library's localised strerror, so matching it is reliable.
     if msg.contains("No space left on device") {
         return Error::NoSpace {
             path: path.to_owned(),
@@ -160,10 +164,7 @@ fn db_options(cfg: &Config, row_cache: Option<&Cache>) -> Options {
 }
 
 fn is_empty_dir(p: &Path) -> Result<bool> {
-    let mut rd = std::fs::read_dir(p).map_err(|source| Error::Io {
-        path: p.to_owned(),
-        source,
-    })?;
+    let mut rd = std::fs::read_dir(p).map_err(|source| Error::io(p, source))?;
     Ok(rd.next().is_none())
 }
 
@@ -240,10 +241,7 @@ impl RocksEngine {
             }
         }
         if writer {
-            std::fs::create_dir_all(path).map_err(|source| Error::Io {
-                path: path.to_owned(),
-                source,
-            })?;
+            std::fs::create_dir_all(path).map_err(|source| Error::io(path, source))?;
         }
         let cache = Cache::new_lru_cache(cfg.block_cache_bytes);
         // Memtables have their own budget: charging them to the block cache would let a
@@ -289,7 +287,7 @@ impl RocksEngine {
         };
         let engine = RocksEngine {
             db: Arc::new(db),
-            path: path.to_owned(),
+            path: Arc::from(path),
             cache,
             _wbm: wbm,
             _row_cache: row_cache,
@@ -482,12 +480,12 @@ struct RocksSnapshot {
     // None for a secondary instance, which has no snapshots but is itself a fixed state.
     snap: Option<rocksdb::SnapshotWithThreadMode<'static, DB>>,
     db: Arc<DB>,
-    path: PathBuf,
+    path: Arc<Path>,
     absent: Absent,
 }
 
 impl RocksSnapshot {
-    fn new(db: Arc<DB>, path: PathBuf, secondary: bool, absent: Absent) -> Self {
+    fn new(db: Arc<DB>, path: Arc<Path>, secondary: bool, absent: Absent) -> Self {
         if secondary {
             return RocksSnapshot {
                 snap: None,
@@ -773,10 +771,7 @@ impl BulkFile for SstRun<'_> {
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    }
+    move |source| Error::io(path, source)
 }
 
 fn sync_dir(path: &Path) -> Result<()> {

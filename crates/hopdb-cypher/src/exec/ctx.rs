@@ -102,7 +102,13 @@ pub(crate) struct Ctx<'t, 'p> {
 }
 
 impl<'t, 'p> Ctx<'t, 'p> {
-    pub fn new(store: Store<'t>, params: &'p Params, control: Control, analytics: Arc<Analytics>) -> Ctx<'t, 'p> {
+    pub fn new(
+        store: Store<'t>,
+        params: &'p Params,
+        control: Control,
+        analytics: Arc<Analytics>,
+        procedures: super::procedures::registry::ProcedureRegistry,
+    ) -> Ctx<'t, 'p> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos() as i128)
@@ -115,7 +121,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
             stats: QueryStats::default(),
             analytics,
             profile: None,
-            procedures: Default::default(),
+            procedures,
             nodes: RefCell::new(FxHashMap::default()),
             rels: RefCell::new(FxHashMap::default()),
             regexes: RefCell::new(HashMap::new()),

@@ -108,11 +108,26 @@ pub fn call(name: &str, args: Vec<Value>, graph: &dyn GraphAccess) -> Option<Res
 
 /// Whether `name` (lowercased) is an aggregating function.
 pub fn is_aggregate(name: &str) -> bool {
-    matches!(
-        name,
-        "count" | "sum" | "avg" | "min" | "max" | "collect" | "percentilecont" | "percentiledisc" | "stdev" | "stdevp"
-    )
+    AGGREGATES.contains(&name)
 }
+
+/// [`is_aggregate`] for a name as written (any case), without lowercasing it first.
+pub fn is_aggregate_ignoring_case(name: &str) -> bool {
+    AGGREGATES.iter().any(|a| a.eq_ignore_ascii_case(name))
+}
+
+const AGGREGATES: [&str; 10] = [
+    "count",
+    "sum",
+    "avg",
+    "min",
+    "max",
+    "collect",
+    "percentilecont",
+    "percentiledisc",
+    "stdev",
+    "stdevp",
+];
 
 /// One group's running state of an aggregating function.
 pub trait Aggregator: Send {

@@ -554,63 +554,61 @@ pub(crate) fn contains_aggregate(e: &Expr) -> bool {
     let mut found = false;
     walk(e, &mut |x| match x {
         Expr::CountStar => found = true,
-        Expr::Function { name, .. } if functions::is_aggregate(&name.to_lowercase()) => found = true,
+        Expr::Function { name, .. } if functions::is_aggregate_ignoring_case(name) => found = true,
         _ => {}
     });
     found
 }
 
-/// Visits `e` and its sub-expressions (not into subqueries or patterns).
+/// Visits `e` and its sub-expressions (not into subqueries or patterns). Recurses directly: no list of children is built (it runs per query, see
+/// `contains_aggregate`).
 fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
-    let mut kids: Vec<&Expr> = Vec::new();
+    let mut kid = |x: &Expr| walk(x, &mut *f);
     match e {
-        Expr::Property(x, _) | Expr::Unary(_, x) | Expr::IsNull(x, _) | Expr::HasLabels(x, _) => kids.push(x),
-        Expr::List(xs) => kids.extend(xs),
-        Expr::Map(es) => kids.extend(es.iter().map(|(_, x)| x)),
+        Expr::Property(x, _) | Expr::Unary(_, x) | Expr::IsNull(x, _) | Expr::HasLabels(x, _) => kid(x),
+        Expr::List(xs) => xs.iter().for_each(kid),
+        Expr::Map(es) => es.iter().for_each(|(_, x)| kid(x)),
         Expr::MapProjection { items, .. } => {
             for it in items {
                 if let MapProjectionItem::Literal(_, x) = it {
-                    kids.push(x);
+                    kid(x);
                 }
             }
         }
         Expr::Index(a, b) | Expr::Binary(_, a, b) => {
-            kids.push(a);
-            kids.push(b);
+            kid(a);
+            kid(b);
         }
         Expr::Slice(a, b, c) => {
-            kids.push(a);
-            kids.extend(b.as_deref());
-            kids.extend(c.as_deref());
+            kid(a);
+            b.as_deref().into_iter().for_each(&mut kid);
+            c.as_deref().into_iter().for_each(&mut kid);
         }
-        Expr::Function { args, .. } => kids.extend(args),
+        Expr::Function { args, .. } => args.iter().for_each(kid),
         Expr::Case { operand, whens, else_ } => {
-            kids.extend(operand.as_deref());
+            operand.as_deref().into_iter().for_each(&mut kid);
             for (w, t) in whens {
-                kids.push(w);
-                kids.push(t);
+                kid(w);
+                kid(t);
             }
-            kids.extend(else_.as_deref());
+            else_.as_deref().into_iter().for_each(&mut kid);
         }
         Expr::ListComprehension { list, filter, map, .. } => {
-            kids.push(list);
-            kids.extend(filter.as_deref());
-            kids.extend(map.as_deref());
+            kid(list);
+            filter.as_deref().into_iter().for_each(&mut kid);
+            map.as_deref().into_iter().for_each(&mut kid);
         }
         Expr::Quantified { list, filter, .. } => {
-            kids.push(list);
-            kids.extend(filter.as_deref());
+            kid(list);
+            filter.as_deref().into_iter().for_each(&mut kid);
         }
         Expr::Reduce { init, list, expr, .. } => {
-            kids.push(init);
-            kids.push(list);
-            kids.push(expr);
+            kid(init);
+            kid(list);
+            kid(expr);
         }
         _ => {}
-    }
-    for k in kids {
-        walk(k, f);
     }
 }
 
