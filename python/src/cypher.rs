@@ -454,8 +454,8 @@ impl Relationship {
 /// column order; ``len(result)``, ``result[i]``), ``stats`` (dict of update counters),
 /// ``plan`` (the plan as text for EXPLAIN / PROFILE, else None), the Neo4j Python driver's
 /// readers ``value(key=0, default=None)`` (one column as a list), ``values(*keys)`` and
-/// ``data(*keys)``, and conversions: ``to_dicts()`` (a list of {column: value}), ``to_arrow()`` (a pyarrow Table), ``to_polars()``
-/// and ``to_pandas()``. In the tables, nodes and relationships are their ``to_dict()`` structs
+/// ``data(*keys)``, and conversions: ``to_dicts()`` (a list of {column: value}),
+/// ``to_arrow()`` (a pyarrow Table), ``to_polars()`` and ``to_pandas()``. In the tables, nodes and relationships are their ``to_dict()`` structs
 /// and a column whose values Arrow cannot hold as one type holds them as JSON text.
 #[pyclass(module = "hopdb._hopdb", frozen)]
 pub(crate) struct QueryResult {
@@ -541,13 +541,7 @@ impl QueryResult {
         let cols = self.selected(keys)?;
         let out = PyList::empty(py);
         for row in &self.rows {
-            let vals = cols
-                .iter()
-                .map(|c| match c.and_then(|c| row.get(c)) {
-                    Some(v) => value_py(py, v, false),
-                    None => Ok(py.None()),
-                })
-                .collect::<PyResult<Vec<_>>>()?;
+            let vals = cols.iter().map(|c| cell(py, row, *c)).collect::<PyResult<Vec<_>>>()?;
             out.append(PyList::new(py, vals)?)?;
         }
         Ok(out)
@@ -578,11 +572,7 @@ impl QueryResult {
         for row in &self.rows {
             let d = PyDict::new(py);
             for (name, c) in names.iter().zip(&cols) {
-                let v = match c.and_then(|c| row.get(c)) {
-                    Some(v) => value_py(py, v, false)?,
-                    None => py.None(),
-                };
-                d.set_item(name, v)?;
+                d.set_item(name, cell(py, row, *c)?)?;
             }
             out.append(d)?;
         }
@@ -590,15 +580,7 @@ impl QueryResult {
     }
     /// The rows as dicts {column: value}.
     fn to_dicts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let out = PyList::empty(py);
-        for row in &self.rows {
-            let d = PyDict::new(py);
-            for (c, v) in self.columns.iter().zip(row) {
-                d.set_item(c, value_py(py, v, false)?)?;
-            }
-            out.append(d)?;
-        }
-        Ok(out)
+        self.data(py, &PyTuple::empty(py))
     }
     /// The values column by column, nodes and relationships as dicts (for the table conversions).
     fn _column_values<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
@@ -667,6 +649,14 @@ impl QueryResult {
                 c => Ok(c),
             })
             .collect()
+    }
+}
+
+/// The value in column `c` of `row` (None for a column the result lacks).
+fn cell(py: Python<'_>, row: &Row, c: Option<usize>) -> PyResult<Py<PyAny>> {
+    match c.and_then(|c| row.get(c)) {
+        Some(v) => value_py(py, v, false),
+        None => Ok(py.None()),
     }
 }
 

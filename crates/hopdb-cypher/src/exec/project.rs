@@ -37,7 +37,7 @@ fn extract_aggs(e: &Expr, aggs: &mut Vec<AggCall>) -> Expr {
             },
             aggs,
         ),
-        Expr::Function { name, distinct, args } if functions::is_aggregate(&name.to_lowercase()) => slot(
+        Expr::Function { name, distinct, args } if functions::is_aggregate_ignoring_case(name) => slot(
             AggCall {
                 name: name.to_lowercase(),
                 distinct: *distinct,

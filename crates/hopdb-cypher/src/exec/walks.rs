@@ -408,7 +408,7 @@ fn refs_only(e: &Expr, vars: &[&str]) -> bool {
 fn only_count_star(e: &Expr) -> bool {
     match e {
         Expr::Function { name, args, .. } => {
-            !functions::is_aggregate(&name.to_lowercase()) && args.iter().all(only_count_star)
+            !functions::is_aggregate_ignoring_case(name) && args.iter().all(only_count_star)
         }
         Expr::Property(x, _) | Expr::Unary(_, x) | Expr::IsNull(x, _) | Expr::HasLabels(x, _) => only_count_star(x),
         Expr::Binary(_, a, b) | Expr::Index(a, b) => only_count_star(a) && only_count_star(b),

@@ -493,7 +493,7 @@ fn check_projection(p: &Projection, scope: &mut Scope, is_with: bool) -> Result<
 fn check_ambiguous(e: &Expr, keys: &[&Expr]) -> Result<()> {
     let aggregate = match e {
         Expr::CountStar => true,
-        Expr::Function { name, .. } => functions::is_aggregate(&name.to_lowercase()),
+        Expr::Function { name, .. } => functions::is_aggregate_ignoring_case(name),
         _ => false,
     };
     if aggregate || !uses_variables(e) {
@@ -560,8 +560,8 @@ pub(crate) fn contains_aggregate(e: &Expr) -> bool {
     found
 }
 
-/// Visits `e` and its sub-expressions (not into subqueries or patterns). Recurses directly: no list of children is built (it runs per query, see
-/// `contains_aggregate`).
+/// Visits `e` and its sub-expressions (not into subqueries or patterns). Recurses directly:
+/// no list of children is built (it runs per query, see `contains_aggregate`).
 fn walk(e: &Expr, f: &mut dyn FnMut(&Expr)) {
     f(e);
     let mut kid = |x: &Expr| walk(x, &mut *f);
