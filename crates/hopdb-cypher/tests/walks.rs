@@ -203,12 +203,46 @@ const QUERIES: &[(&str, &str, Cmp)] = &[
         "MATCH p = shortestPath(({_key: $k})-[:A|B*..6]-({_key: $ks[3]})) WHERE true RETURN length(p), true AS joined, true AS stored",
         Cmp::Exact,
     ),
-    // Rows per relationship (Q2/Q3/Q5's shape) and undirected patterns with self-loops.
+    // Q6's shape ranked by the walk itself: items in the other order, a SKIP.
     (
-        "MATCH ({_key: $k})-[:A]->(e) RETURN e._key",
-        "MATCH ({_key: $k})-[:A]->(e) WHERE true RETURN e._key",
+        "MATCH (c {_key: $k})-[:A|B]->()<-[:A]-(o) WHERE o._key <> $k RETURN count(*) AS n, o._key AS id ORDER BY n DESC, id SKIP 2 LIMIT 3",
+        "MATCH (c {_key: $k})-[:A|B]->()<-[:A]-(o) WHERE o._key <> $k AND true RETURN count(*) AS n, o._key AS id ORDER BY n DESC, id SKIP 2 LIMIT 3",
+        Cmp::Exact,
+    ),
+    // Rows per relationship (Q2/Q3/Q5's shape), listed by the walk: a simple type, the
+    // multi-edge type (parallel edges are separate rows), a LIMIT, a SKIP, the self-loop
+    // exclusion, the node itself and its id, seeds unwound (repeats kept).
+    (
+        "MATCH ({_key: $k})-[:A]->(x) RETURN x._key",
+        "MATCH ({_key: $k})-[:A]->(x) WHERE true RETURN x._key",
         Cmp::Bag,
     ),
+    (
+        "MATCH ({_key: $k})<-[:M]-(x) RETURN x._key AS k",
+        "MATCH ({_key: $k})<-[:M]-(x) WHERE true RETURN x._key AS k",
+        Cmp::Bag,
+    ),
+    (
+        "MATCH ({_key: $k})<-[:A]-(x) RETURN x._key LIMIT 4",
+        "MATCH ({_key: $k})<-[:A]-(x) WHERE true RETURN x._key",
+        Cmp::SubsetOf(4),
+    ),
+    (
+        "MATCH ({_key: $k})-[:A]->(x) RETURN x, id(x) AS i SKIP 1",
+        "MATCH ({_key: $k})-[:A]->(x) WHERE true RETURN x, id(x) AS i",
+        Cmp::Skipped(1),
+    ),
+    (
+        "MATCH (c {_key: $k})-[:A|M]->(x) WHERE x <> c RETURN x._key LIMIT 3",
+        "MATCH (c {_key: $k})-[:A|M]->(x) WHERE x <> c AND true RETURN x._key LIMIT 3",
+        Cmp::Bag,
+    ),
+    (
+        "UNWIND $ks + $ks AS i MATCH ({_key: i})-[:B]->(x) RETURN x._key",
+        "UNWIND $ks + $ks AS i MATCH ({_key: i})-[:B]->(x) WHERE true RETURN x._key",
+        Cmp::Bag,
+    ),
+    // Undirected patterns with self-loops (row by row).
     (
         "MATCH (s {_key: $k})-[r]-(e) RETURN type(r), startNode(r)._key, endNode(r)._key, e._key",
         "MATCH (s {_key: $k})-[r]-(e) WHERE true RETURN type(r), startNode(r)._key, endNode(r)._key, e._key",

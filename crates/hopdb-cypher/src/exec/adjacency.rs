@@ -166,46 +166,74 @@ pub(crate) fn expand_lazily<'c>(ctx: &'c Ctx, key: &NodeKey, dir: RelDirection, 
 /// [`expand_lazily`] from the fresh projection of a read-only query (no store read), when
 /// every type asked for is listed there exactly as the store lists it; `None`: use the store.
 fn expand_projected<'c>(ctx: &'c Ctx, key: &NodeKey, dir: RelDirection, types: &[String]) -> Option<Rels<'c>> {
+    let listed = listed_projected(ctx, key, dir, types)?;
+    let key = key.clone();
+    Some(Box::new(listed.map(move |(other, ty, outgoing)| {
+        let (src, dst) = if outgoing {
+            (key.clone(), other.clone())
+        } else {
+            (other.clone(), key.clone())
+        };
+        let rel = RelRef {
+            src,
+            ty: ty.clone(),
+            dst,
+            edge_id: 0,
+            data: None,
+        };
+        (rel, other.clone())
+    })))
+}
+
+/// The node at the other end of each relationship of `key` in `dir` of `types` (any when
+/// empty), one per relationship as [`expand`] lists them, the first `limit` of them: what a
+/// single-step MATCH projecting only its end node needs, without a relationship value each.
+pub(crate) fn other_ends(
+    ctx: &Ctx,
+    key: &NodeKey,
+    dir: RelDirection,
+    types: &[String],
+    limit: usize,
+    out: &mut Vec<NodeKey>,
+) -> Result<()> {
+    match listed_projected(ctx, key, dir, types) {
+        Some(listed) => out.extend(listed.take(limit).map(|(other, _, _)| other.clone())),
+        None => out.extend(expand_lazily(ctx, key, dir, types)?.take(limit).map(|(_, other)| other)),
+    }
+    Ok(())
+}
+
+/// A node's relationships in the fresh projection as (the other end, the type's name,
+/// whether the relationship leaves `key`), when every type asked for is listed there exactly
+/// as the store lists it; `None`: list from the store.
+fn listed_projected<'c>(
+    ctx: &'c Ctx,
+    key: &NodeKey,
+    dir: RelDirection,
+    types: &[String],
+) -> Option<impl Iterator<Item = (&'c NodeKey, &'c Arc<str>, bool)> + 'c> {
     let (fast, ids) = listable(ctx, types)?;
     let p = &fast.proj;
     // Not in the snapshot: no relationships (the store's listing says the same).
-    let Some(u) = p.index_of_key(key) else {
-        return Some(Box::new(std::iter::empty()));
-    };
+    let u = p.index_of_key(key);
     let sides = [
-        (matches!(dir, RelDirection::Right | RelDirection::Both)).then(|| (p.out(), true)),
-        (matches!(dir, RelDirection::Left | RelDirection::Both)).then(|| (p.inc(), false)),
+        (u.is_some() && matches!(dir, RelDirection::Right | RelDirection::Both)).then(|| (p.out(), true)),
+        (u.is_some() && matches!(dir, RelDirection::Left | RelDirection::Both)).then(|| (p.inc(), false)),
     ];
-    let key = key.clone();
-    Some(Box::new(sides.into_iter().flatten().flat_map(
-        move |(csr, outgoing)| {
-            let ids = ids.clone();
-            let key = key.clone();
-            csr.neighbors(u).iter().enumerate().filter_map(move |(i, &v)| {
-                // Under `Both` a self-loop is one relationship: taken from the outgoing side.
-                if !outgoing && v == u && dir == RelDirection::Both {
-                    return None;
-                }
-                let ty = p.edge_type(csr.edge_key(u, i));
-                if ids.as_ref().is_some_and(|ids| !ids.contains(&ty)) {
-                    return None;
-                }
-                let name = fast.types.get(ty as usize)?.as_ref()?;
-                let other = p.key(v);
-                let (src, dst) = if outgoing {
-                    (key.clone(), other.clone())
-                } else {
-                    (other.clone(), key.clone())
-                };
-                let rel = RelRef {
-                    src,
-                    ty: name.clone(),
-                    dst,
-                    edge_id: 0,
-                    data: None,
-                };
-                Some((rel, other.clone()))
-            })
-        },
-    )))
+    let u = u.unwrap_or(0);
+    Some(sides.into_iter().flatten().flat_map(move |(csr, outgoing)| {
+        let ids = ids.clone();
+        csr.neighbors(u).iter().enumerate().filter_map(move |(i, &v)| {
+            // Under `Both` a self-loop is one relationship: taken from the outgoing side.
+            if !outgoing && v == u && dir == RelDirection::Both {
+                return None;
+            }
+            let ty = p.edge_type(csr.edge_key(u, i));
+            if ids.as_ref().is_some_and(|ids| !ids.contains(&ty)) {
+                return None;
+            }
+            let name = fast.types.get(ty as usize)?.as_ref()?;
+            Some((p.key(v), name, outgoing))
+        })
+    }))
 }

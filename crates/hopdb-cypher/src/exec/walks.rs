@@ -1,8 +1,10 @@
 //! MATCH clauses the analytics layer answers whole, without a row per path: a one- or
 //! two-step chain from a key or a bound node whose only consumer is the next projection,
-//! either DISTINCT over the end node or a `count(*)` grouped by it. These are GraphRAG's
-//! retrieval shapes ("the entities of these chunks", "the chunks sharing an entity with this
-//! one, by count"); a hub's thousands of paths would otherwise each become a row first.
+//! either DISTINCT over the end node or a `count(*)` grouped by it, or a single step whose
+//! projection reads only the end node's key. These are GraphRAG's retrieval shapes ("the
+//! entities of this chunk", "the entities of these chunks", "the chunks sharing an entity
+//! with this one, by count"); a hub's thousands of paths would otherwise each become a row
+//! (and a relationship value) first.
 //!
 //! The walk runs as `Analytics::expand_at` / `expand_counts_ordered_at` on the query's own
 //! snapshot (read-only queries only). A count comes back as one row per end node with its
@@ -37,8 +39,9 @@ pub(crate) struct WalkPlan<'q> {
     /// The next projection's items are the end node, its key or its id only (see
     /// [`super::one_per_node`]).
     one_per_node: bool,
-    /// That projection when it also neither sorts nor filters: the walk projects each end
-    /// itself (see [`project_ends`]).
+    /// That projection when the walk applies it itself: one that neither sorts nor filters
+    /// (see [`project_ends`]), or the ranked `end._key, count(*)` of a `top` count (see
+    /// [`project_counts`]).
     direct: Option<&'q Projection>,
     mode: Mode,
 }
@@ -56,6 +59,9 @@ enum Mode {
     /// `count(*)` grouped by end-node values follows; the first `top` by (count desc, key)
     /// are all it needs when it orders so (`by_key`: ordered by `end._key`, else by `end`).
     Count { top: Option<(usize, bool)> },
+    /// A single step whose projection (neither DISTINCT nor aggregating nor sorting) reads
+    /// one value per end node: a row per relationship, the first `limit` (SKIP + LIMIT).
+    Each { limit: Option<usize> },
 }
 
 /// The walk plan of `MATCH parts WHERE where_` followed by `next`, when it is one.
@@ -70,13 +76,16 @@ pub(crate) fn plan<'q>(
     let (Some(txn), Some(p)) = (ctx.snapshot(), next) else {
         return Ok(None);
     };
-    // Only a DISTINCT or a counting projection is answered by a walk: decide that first.
-    if optional || p.star || !(p.distinct || super::project::aggregates(p)) {
+    // A DISTINCT or a counting projection is answered by a walk; any other only after a
+    // single step, when it reads nothing but the end node (checked below).
+    let each = !(p.distinct || super::project::aggregates(p));
+    if optional || p.star || (each && !(p.order_by.is_empty() && p.where_.is_none())) {
         return Ok(None);
     }
     let [part] = parts else { return Ok(None) };
     let el = &part.element;
-    if part.var.is_some() || part.kind != PathKind::Plain || el.chain.is_empty() || el.chain.len() > 2 {
+    let max_steps = if each { 1 } else { 2 };
+    if part.var.is_some() || part.kind != PathKind::Plain || el.chain.is_empty() || el.chain.len() > max_steps {
         return Ok(None);
     }
     let plain = |n: &NodePattern| n.var.is_none() && n.labels.is_empty() && n.props.is_none();
@@ -153,7 +162,15 @@ pub(crate) fn plan<'q>(
     if !reads_end_only {
         return Ok(None);
     }
-    let mode = if super::project::aggregates(p) {
+    let one_per_node = super::one_per_node(p, end_var);
+    let mode = if each {
+        if !one_per_node {
+            return Ok(None);
+        }
+        Mode::Each {
+            limit: super::project::row_cap(ctx, p)?,
+        }
+    } else if super::project::aggregates(p) {
         // `count(*)` counts trails, which the ends alone do not give.
         if var_length.is_some() || !p.items.iter().all(|i| only_count_star(&i.expr)) {
             return Ok(None);
@@ -168,7 +185,6 @@ pub(crate) fn plan<'q>(
     } else {
         return Ok(None);
     };
-    let one_per_node = super::one_per_node(p, end_var);
     Ok(Some(WalkPlan {
         start,
         start_var,
@@ -177,8 +193,14 @@ pub(crate) fn plan<'q>(
         end_var,
         exclude,
         one_per_node,
-        direct: (one_per_node && p.order_by.is_empty() && p.where_.is_none() && matches!(mode, Mode::Distinct { .. }))
-            .then_some(p),
+        direct: match mode {
+            Mode::Distinct { .. } | Mode::Each { .. } => {
+                (one_per_node && p.order_by.is_empty() && p.where_.is_none()).then_some(p)
+            }
+            // Ranked by count, then by the key's value: the walk's own order.
+            Mode::Count { top: Some((_, true)) } => Some(p),
+            Mode::Count { .. } => None,
+        },
         mode,
     }))
 }
@@ -233,6 +255,34 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
     };
     let mut rows = Vec::new();
     match plan.mode {
+        Mode::Each { limit } => {
+            let [step] = plan.steps.as_slice() else { return Ok(None) };
+            let Some(p) = plan.direct else { return Ok(None) };
+            let dir = match step.dir {
+                Direction::Out => RelDirection::Right,
+                Direction::In => RelDirection::Left,
+                Direction::Both => RelDirection::Both,
+            };
+            let types = step.types.as_deref().unwrap_or(&[]);
+            let limit = limit.unwrap_or(usize::MAX);
+            let mut ends = Vec::new();
+            for seed in &seeds {
+                if plan.exclude {
+                    // `WHERE end <> start` (one seed): after one step only a self-loop ends
+                    // at the start, so list all, drop those, then cut.
+                    super::adjacency::other_ends(ctx, seed, dir, types, usize::MAX, &mut ends)?;
+                    ends.retain(|e| e != seed);
+                    ends.truncate(limit);
+                } else {
+                    super::adjacency::other_ends(ctx, seed, dir, types, limit - ends.len(), &mut ends)?;
+                }
+                ctx.check_rows(ends.len(), 1)?;
+                if ends.len() >= limit {
+                    break;
+                }
+            }
+            return project_ends(ctx, p, plan.end_var, ends).map(Some);
+        }
         Mode::Distinct { limit } => {
             let ends = match (&plan.var_length, seeds.first()) {
                 // A start that does not exist matches nothing (the search would fail on it).
@@ -280,6 +330,9 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
                 order,
                 &ctx.control,
             )?;
+            if let Some(p) = plan.direct {
+                return project_counts(ctx, p, counts.value).map(Some);
+            }
             names.push(WALKS.to_string());
             for (end, walks) in counts.value {
                 let mut r = make_row(end);
@@ -292,9 +345,10 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
     Ok(Some(Table { names, rows }))
 }
 
-/// The projection `p` (DISTINCT, one value per node, no ORDER BY or WHERE) of distinct end
-/// nodes, applied by the walk: a row per end, SKIP and LIMIT as rows come, and a key moved
-/// into its row rather than copied. The projection clause is marked as run (`fused`).
+/// The projection `p` (one value per node, no ORDER BY or WHERE) of end nodes (distinct
+/// ones for a DISTINCT `p`, one per relationship otherwise), applied by the walk: a row per
+/// end, SKIP and LIMIT as rows come, and a key moved into its row rather than copied. The
+/// projection clause is marked as run (`fused`).
 fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) -> Result<Table> {
     let names = super::project::column_names(&p.items)?;
     let skip = super::project::skip_of(ctx, p)?;
@@ -329,6 +383,39 @@ fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) ->
         });
         rows.push(out);
         ctx.check_rows(rows.len(), names.len())?;
+    }
+    ctx.fused.set(Some(matched));
+    Ok(Table { names, rows })
+}
+
+/// The projection `p`, `RETURN end._key, count(*) ORDER BY count(*) DESC, end._key SKIP s
+/// LIMIT l` in some spelling (see [`count_top`]), of the walk's ranked (end, walks) pairs,
+/// applied by the walk: they come in its order, so a row per pair after SKIP, up to LIMIT.
+/// The projection clause is marked as run (`fused`).
+fn project_counts(ctx: &Ctx, p: &Projection, ranked: Vec<(NodeKey, u64)>) -> Result<Table> {
+    let names = super::project::column_names(&p.items)?;
+    let skip = super::project::skip_of(ctx, p)?;
+    let limit = match &p.limit {
+        Some(e) => super::project::count_arg(ctx, e, "LIMIT")?,
+        None => usize::MAX,
+    };
+    let matched = ranked.len() as u64;
+    let mut rows = Vec::with_capacity(ranked.len().saturating_sub(skip).min(limit));
+    for (end, walks) in ranked.into_iter().skip(skip).take(limit) {
+        let mut key = Some(match end {
+            NodeKey::Str(s) => Value::String(s),
+            NodeKey::Int(i) => Value::Int(i),
+        });
+        let walks = Value::Int(i64::try_from(walks).unwrap_or(i64::MAX));
+        let row = p
+            .items
+            .iter()
+            .map(|item| match item.expr {
+                Expr::CountStar => walks.clone(),
+                _ => key.take().unwrap_or(Value::Null),
+            })
+            .collect();
+        rows.push(row);
     }
     ctx.fused.set(Some(matched));
     Ok(Table { names, rows })
