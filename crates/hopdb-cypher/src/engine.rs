@@ -40,6 +40,7 @@ pub struct QueryEngine {
     db: Database,
     cache: Arc<PlanCache>,
     procedures: ProcedureRegistry,
+    fast_adj: Arc<exec::ctx::FastAdjCache>,
 }
 
 impl std::fmt::Debug for QueryEngine {
@@ -57,6 +58,7 @@ impl QueryEngine {
             db,
             cache: Arc::new(PlanCache::default()),
             procedures: ProcedureRegistry::default(),
+            fast_adj: Default::default(),
         }
     }
 
@@ -132,6 +134,7 @@ impl QueryEngine {
             opts.control.clone(),
             self.db.analytics().clone(),
             self.procedures.clone(),
+            self.fast_adj.clone(),
         );
         if matches!(plan.statement, Statement::Profile(_)) {
             ctx.profile = Some(Vec::new());

@@ -71,6 +71,25 @@ impl FastAdj {
     }
 }
 
+/// An engine's last [`FastAdj`], reused while the projection it was made for is the fresh
+/// one: its type table costs an allocation and a walk of the catalog, a tenth of a short
+/// query, when made per query. A projection holds exactly one snapshot version, so the
+/// catalog it was made with is every later query's on it.
+#[derive(Default)]
+pub(crate) struct FastAdjCache(std::sync::Mutex<Option<Arc<FastAdj>>>);
+
+impl FastAdjCache {
+    fn get(&self, txn: &ReadTxn, proj: SharedProjection) -> Arc<FastAdj> {
+        let mut last = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(f) = last.as_ref().filter(|f| Arc::ptr_eq(&f.proj, &proj)) {
+            return f.clone();
+        }
+        let f = Arc::new(FastAdj::new(txn, proj));
+        *last = Some(f.clone());
+        f
+    }
+}
+
 /// Everything operators and expressions need while a query runs.
 pub(crate) struct Ctx<'t, 'p> {
     pub store: Store<'t>,
@@ -90,7 +109,8 @@ pub(crate) struct Ctx<'t, 'p> {
     /// Edge types this query created relationships of (a catalog listing reads every
     /// type's counter, too much to repeat per relationship).
     pub edge_types: HashMap<String, hopdb_database::EdgeType>,
-    fast: OnceCell<Option<FastAdj>>,
+    fast: OnceCell<Option<Arc<FastAdj>>>,
+    fast_cache: Arc<FastAdjCache>,
     /// The clause just run was answered by the analytics layer's walks (PROFILE says `Walk`).
     pub walked: std::cell::Cell<bool>,
     /// The clause just run also applied the projection after it (see `project::Stream`), to
@@ -108,6 +128,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
         control: Control,
         analytics: Arc<Analytics>,
         procedures: super::procedures::registry::ProcedureRegistry,
+        fast_cache: Arc<FastAdjCache>,
     ) -> Ctx<'t, 'p> {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -127,6 +148,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
             regexes: RefCell::new(HashMap::new()),
             edge_types: HashMap::new(),
             fast: OnceCell::new(),
+            fast_cache,
             walked: std::cell::Cell::new(false),
             fused: std::cell::Cell::new(None),
             distinct_rows: std::cell::Cell::new(false),
@@ -138,10 +160,13 @@ impl<'t, 'p> Ctx<'t, 'p> {
     pub fn fast_adj(&self) -> Option<&FastAdj> {
         self.fast
             .get_or_init(|| match &self.store {
-                Store::Read(txn) => self.analytics.fresh_projection(txn).map(|p| FastAdj::new(txn, p)),
+                Store::Read(txn) => self
+                    .analytics
+                    .fresh_projection(txn)
+                    .map(|p| self.fast_cache.get(txn, p)),
                 Store::Write(_) => None,
             })
-            .as_ref()
+            .as_deref()
     }
 
     /// Whether node `key` exists as this query sees it: from the projection when it holds
