@@ -121,3 +121,31 @@ fn a_memory_bound_stops_a_query_that_would_hold_too_many_rows() {
         40_000
     );
 }
+
+#[test]
+fn a_memory_bound_stops_a_walked_listing_of_a_hub() {
+    // One step from a key, projecting the end's key: the walk lists a whole node's
+    // relationships at once (not row by row), and the bound still holds.
+    let e = QueryEngine::new(Database::in_memory());
+    e.query(
+        "CREATE (h {_key: 'hub'}) WITH h UNWIND range(1, 30000) AS i CREATE (h)-[:T]->({_key: 'n' + toString(i)})",
+        &params! {},
+    )
+    .unwrap();
+    let q = "MATCH ({_key: 'hub'})-[:T]->(x) RETURN x._key";
+    let plan = e.query(&format!("PROFILE {q}"), &params! {}).unwrap();
+    let rendered = plan.plan().unwrap().render();
+    assert!(rendered.contains("Walk"), "{rendered}");
+    let opts = QueryOptions {
+        control: Control::default().with_max_memory(1 << 20),
+        ..Default::default()
+    };
+    let err = e.query_with(q, &params! {}, &opts).unwrap_err();
+    assert_eq!(err.class, ErrorClass::MemoryLimit, "{err}");
+    let opts = QueryOptions {
+        control: Control::default().with_max_memory(1 << 30),
+        ..Default::default()
+    };
+    let rows = e.query_with(q, &params! {}, &opts).unwrap().collect_rows().unwrap();
+    assert_eq!(rows.len(), 30_000);
+}

@@ -250,6 +250,11 @@ impl<'t, 'p> Ctx<'t, 'p> {
         if !rows.is_multiple_of(1024) {
             return Ok(());
         }
+        self.check_size(rows, width)
+    }
+
+    /// [`Ctx::check_rows`] now, whatever the count (rows that grow by more than one at a time).
+    pub fn check_size(&self, rows: usize, width: usize) -> Result<()> {
         self.check()?;
         self.control
             .check_memory(rows.saturating_mul(width.max(1)).saturating_mul(64))

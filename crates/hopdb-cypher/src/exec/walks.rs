@@ -276,7 +276,8 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
                 } else {
                     super::adjacency::other_ends(ctx, seed, dir, types, limit - ends.len(), &mut ends)?;
                 }
-                ctx.check_rows(ends.len(), 1)?;
+                // A whole listing at a time: checked after each, not every 1024th row.
+                ctx.check_size(ends.len(), 1)?;
                 if ends.len() >= limit {
                     break;
                 }
