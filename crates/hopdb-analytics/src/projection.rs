@@ -59,6 +59,9 @@ pub struct GraphProjection {
     /// dense index -> node id / key.
     ids: Vec<NodeId>,
     keys: Vec<NodeKey>,
+    /// dense index -> its labels as a mask (bit `l`: catalog label id `l`), so a query's label
+    /// checks on a fresh projection read no node record; `None` when a label id is 64 or more.
+    labels: Option<Vec<u64>>,
     /// node id -> dense index (`u32::MAX`: not a live node when built).
     dense: Vec<u32>,
     /// Edge `i` of the snapshot (in scan order) has id `i` in every view.
@@ -82,19 +85,20 @@ const ABSENT: u32 = u32::MAX;
 const KEY_BYTES: usize = std::mem::size_of::<NodeKey>();
 
 impl GraphProjection {
-    /// Builds from a snapshot: one scan of the node records (keys only) and one of the
+    /// Builds from a snapshot: one scan of the node records (keys and labels) and one of the
     /// outgoing adjacency (properties never decoded; weights only when asked for).
     pub fn build(txn: &ReadTxn, spec: &ProjectionSpec, ctrl: &Control) -> Result<GraphProjection> {
         let started = Instant::now();
         let mut ids = Vec::new();
         let mut keys = Vec::new();
+        let mut labels = Some(Vec::new());
         let mut dense: Vec<u32> = Vec::new();
         let mut stop = None;
         // Heap bytes of the string keys held so far (the memory bound counts them).
         let mut key_heap = 0usize;
-        txn.scan_node_keys(&mut |id, key| {
+        txn.scan_node_keys_labels(&mut |id, (key, mask)| {
             if ids.len().is_multiple_of(65_536) {
-                let held = ids.capacity() * 8 + keys.capacity() * KEY_BYTES + key_heap + dense.capacity() * 4;
+                let held = ids.capacity() * 16 + keys.capacity() * KEY_BYTES + key_heap + dense.capacity() * 4;
                 if let Err(e) = ctrl.check().and_then(|()| ctrl.check_memory(held)) {
                     stop = Some(e);
                     return false;
@@ -110,6 +114,10 @@ impl GraphProjection {
             dense[at] = ids.len() as u32;
             ids.push(id);
             keys.push(key);
+            match (&mut labels, mask) {
+                (Some(l), Some(m)) => l.push(m),
+                _ => labels = None,
+            }
             true
         })?;
         if let Some(e) = stop {
@@ -148,7 +156,7 @@ impl GraphProjection {
         let mut weights: Vec<f64> = Vec::new();
         let mut undirected_at: Vec<usize> = Vec::new();
         let mut fail = None;
-        let nodes_held = ids.len() * 8 + keys.len() * KEY_BYTES + key_heap + dense.len() * 4;
+        let nodes_held = ids.len() * 16 + keys.len() * KEY_BYTES + key_heap + dense.len() * 4;
         txn.scan_out_edges(&mut |a| {
             if edges.len().is_multiple_of(65_536) {
                 let held = nodes_held
@@ -232,6 +240,7 @@ impl GraphProjection {
             },
             ids,
             keys,
+            labels,
             dense,
             out,
             inc,
@@ -280,6 +289,14 @@ impl GraphProjection {
     pub fn key(&self, index: u32) -> &NodeKey {
         &self.keys[index as usize]
     }
+    /// Whether the node at dense `index` has every label of catalog ids `ids`
+    /// (`ReadTxn::label_id_named`); `None` when this projection holds no label masks (a
+    /// label id of 64 or more). Panics when `index >= node_count()`.
+    pub fn has_labels(&self, index: u32, ids: &[u32]) -> Option<bool> {
+        let mask = self.labels.as_ref()?[index as usize];
+        Some(ids.iter().all(|&l| l < 64 && mask & (1 << l) != 0))
+    }
+
     /// The store's node id of the node at dense `index` (panics when `index >= node_count()`).
     pub fn node_id(&self, index: u32) -> NodeId {
         self.ids[index as usize]
@@ -359,6 +376,7 @@ impl GraphProjection {
             + keys
             + self.edge_types.len() * 4
             + self.ids.len() * 8
+            + self.labels.as_ref().map_or(0, |l| l.len() * 8)
             + self.dense.len() * 4
             + self.key_index.capacity() * 5
     }

@@ -1079,3 +1079,42 @@ fn batched_neighbor_lists_equal_one_listing_per_node() {
         assert_eq!(got.value, want, "trial {trial}: {dir:?} {types:?} limit {limit:?}");
     }
 }
+
+#[test]
+fn a_projection_knows_each_nodes_labels_below_64_label_ids() {
+    let g = Graph::in_memory();
+    // Labels by node: n0 {A}, n1 {B}, n2 {A, B}, n3 none.
+    for (k, labels) in [
+        ("n0", vec!["A"]),
+        ("n1", vec!["B"]),
+        ("n2", vec!["A", "B"]),
+        ("n3", vec![]),
+    ] {
+        g.upsert_node(k, &labels, Default::default(), WriteMode::Merge).unwrap();
+    }
+    let an = Analytics::new(g.clone());
+    let p = an
+        .projection(&ProjectionSpec::all(), &Control::default())
+        .unwrap()
+        .projection;
+    let txn = g.read();
+    let (a, b) = (txn.label_id_named("A").unwrap(), txn.label_id_named("B").unwrap());
+    assert_eq!(txn.label_id_named("C"), None);
+    let has = |k: &str, ids: &[u32]| p.has_labels(p.index_of_key(&NodeKey::from(k)).unwrap(), ids);
+    assert_eq!(has("n0", &[a]), Some(true));
+    assert_eq!(has("n0", &[b]), Some(false));
+    assert_eq!(has("n1", &[b]), Some(true));
+    assert_eq!(has("n2", &[a, b]), Some(true));
+    assert_eq!(has("n3", &[a]), Some(false));
+    assert_eq!(has("n3", &[]), Some(true));
+    // A 65th label: ids 64 and up fit no mask, so the projection keeps none.
+    let many: Vec<String> = (0..65).map(|i| format!("L{i}")).collect();
+    let refs: Vec<&str> = many.iter().map(String::as_str).collect();
+    g.upsert_node("wide", &refs, Default::default(), WriteMode::Merge)
+        .unwrap();
+    let p = an
+        .projection(&ProjectionSpec::all(), &Control::default())
+        .unwrap()
+        .projection;
+    assert_eq!(p.has_labels(p.index_of_key(&NodeKey::from("n0")).unwrap(), &[a]), None);
+}

@@ -166,6 +166,19 @@ impl NodeRec {
     pub(crate) fn decode_key(b: &[u8]) -> Result<NodeKey> {
         NodeKey::decode(Reader::new(b).len_prefixed()?)
     }
+
+    /// Decodes the key and the labels as a mask (bit `l` for label id `l`); `None` for the
+    /// mask when a label id is 64 or more (for scans that need no properties).
+    pub(crate) fn decode_key_label_mask(b: &[u8]) -> Result<(NodeKey, Option<u64>)> {
+        let mut r = Reader::new(b);
+        let key = NodeKey::decode(r.len_prefixed()?)?;
+        let mut mask = Some(0u64);
+        for _ in 0..r.varint()? {
+            let l = r.varint()?;
+            mask = mask.and_then(|m| (l < 64).then(|| m | (1 << l)));
+        }
+        Ok((key, mask))
+    }
 }
 
 // ---- edge records ----

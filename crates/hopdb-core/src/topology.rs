@@ -191,6 +191,18 @@ impl ReadTxn {
         scan_node_records(&*self.kv, 0, NodeRec::decode_key, f)
     }
 
+    /// [`ReadTxn::scan_node_keys`] with each node's labels as a mask: bit `l` is set for the
+    /// label [`ReadTxn::label_id_named`] gives id `l`; `None` when one of the node's label
+    /// ids is 64 or more.
+    pub fn scan_node_keys_labels(&self, f: &mut dyn FnMut(NodeId, (NodeKey, Option<u64>)) -> bool) -> Result<()> {
+        scan_node_records(&*self.kv, 0, NodeRec::decode_key_label_mask, f)
+    }
+
+    /// The catalog id of the label named `name`, if any node ever had it.
+    pub fn label_id_named(&self, name: &str) -> Option<u32> {
+        self.cat.label_id(name)
+    }
+
     /// Visits every stored outgoing adjacency entry in (source, type, target) order: each
     /// directed edge once, each undirected edge twice (once from each end; a self-loop once).
     pub fn scan_out_edges(&self, f: &mut dyn FnMut(&Adjacent<'_>) -> bool) -> Result<()> {

@@ -179,6 +179,21 @@ impl<'t, 'p> Ctx<'t, 'p> {
         })
     }
 
+    /// Whether node `key` has every one of `labels`, from the fresh projection's label masks
+    /// (no node read); `None` when there is no fresh projection or it holds no masks.
+    pub fn has_labels_projected(&self, key: &NodeKey, labels: &[String]) -> Option<bool> {
+        let (fast, txn) = (self.fast_adj()?, self.snapshot()?);
+        let Some(u) = fast.proj.index_of_key(key) else {
+            // Not in the snapshot: no node to have them.
+            return Some(false);
+        };
+        fast.proj.has_labels(u, &[])?;
+        Some(labels.iter().all(|l| {
+            txn.label_id_named(l)
+                .is_some_and(|id| fast.proj.has_labels(u, &[id]) == Some(true))
+        }))
+    }
+
     /// The read-only snapshot, for the analytics layer's calls (`None` in a write transaction,
     /// whose own changes only the executor sees).
     pub fn snapshot(&self) -> Option<&ReadTxn> {

@@ -248,11 +248,18 @@ impl<'c> Matcher<'c, '_, '_> {
         // is the key itself); in a write transaction the node may have been deleted.
         let deletable = matches!(self.ctx.store, super::ctx::Store::Write(_));
         if !np.labels.is_empty() || (np.props.is_some() && deletable) {
-            let Some(node) = self.ctx.node(&n.key)? else {
-                return Ok(false);
-            };
-            if !np.labels.iter().all(|l| node.labels.iter().any(|x| x == l)) {
-                return Ok(false);
+            // A fresh projection (read-only queries) knows every node's labels.
+            match self.ctx.has_labels_projected(&n.key, &np.labels) {
+                Some(false) => return Ok(false),
+                Some(true) => {}
+                None => {
+                    let Some(node) = self.ctx.node(&n.key)? else {
+                        return Ok(false);
+                    };
+                    if !np.labels.iter().all(|l| node.labels.iter().any(|x| x == l)) {
+                        return Ok(false);
+                    }
+                }
             }
         }
         if let Some(p) = &np.props {
