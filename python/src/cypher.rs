@@ -129,10 +129,12 @@ fn param_value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
         }
         return Ok(Value::Map(m));
     }
-    if obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok() {
-        return Ok(Value::List(
-            obj.try_iter()?.map(|v| param_value(&v?)).collect::<PyResult<_>>()?,
-        ));
+    // Read by index, not through the iterator protocol (Q7 passes its seeds as a list).
+    if let Ok(l) = obj.cast::<PyList>() {
+        return Ok(Value::List(l.iter().map(|v| param_value(&v)).collect::<PyResult<_>>()?));
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return Ok(Value::List(t.iter().map(|v| param_value(&v)).collect::<PyResult<_>>()?));
     }
     if let Some(t) = crate::temporal::py_temporal(obj)? {
         return Ok(t);

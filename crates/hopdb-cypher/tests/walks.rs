@@ -175,6 +175,24 @@ const QUERIES: &[(&str, &str, Cmp)] = &[
         "UNWIND $ks AS i MATCH ({_key: i})<-[:A]-(c) WHERE true WITH DISTINCT c MATCH (c)-[:B]->(f) WHERE true RETURN DISTINCT f._key",
         Cmp::Bag,
     ),
+    // Chained into one walk (see `chained_shapes_walk_once`): back along the same type (the
+    // seeds are ends too), a limit, a bound start, a sort, a two-step second clause, and a
+    // projection of more than the end node.
+    (
+        "UNWIND $ks AS i MATCH ({_key: i})<-[:A]-(c) WITH DISTINCT c MATCH (c)-[:A]->(f) RETURN DISTINCT f._key LIMIT 9",
+        "UNWIND $ks AS i MATCH ({_key: i})<-[:A]-(c) WHERE true WITH DISTINCT c MATCH (c)-[:A]->(f) WHERE true RETURN DISTINCT f._key",
+        Cmp::SubsetOf(9),
+    ),
+    (
+        "MATCH (s {_key: $k}) MATCH (s)-[:M]->(c) WITH DISTINCT c MATCH (c)-[:M]->(f) RETURN DISTINCT f AS x ORDER BY x LIMIT 6",
+        "MATCH (s {_key: $k}) MATCH (s)-[:M]->(c) WHERE true WITH DISTINCT c MATCH (c)-[:M]->(f) WHERE true RETURN DISTINCT f AS x ORDER BY x LIMIT 6",
+        Cmp::Exact,
+    ),
+    (
+        "UNWIND $ks AS i MATCH ({_key: i})-[:B]->(c) WITH DISTINCT c MATCH (c)-[:A]->()<-[:B]-(f) RETURN DISTINCT f._key, 1 AS one",
+        "UNWIND $ks AS i MATCH ({_key: i})-[:B]->(c) WHERE true WITH DISTINCT c MATCH (c)-[:A]->()<-[:B]-(f) WHERE true RETURN DISTINCT f._key, 1 AS one",
+        Cmp::Bag,
+    ),
     // Q8's shape: the distinct ends of a variable-length step, walked as one breadth-first
     // search and projected by the walk (a limit, mixed key types, the undirected and
     // multi-edge types, a minimum above one, the node itself and its id).
@@ -216,6 +234,34 @@ const QUERIES: &[(&str, &str, Cmp)] = &[
            EXISTS { MATCH ({_key: startNode(r)._key})-[x]->({_key: endNode(r)._key}) WHERE type(x) = type(r) }) AS stored",
         "MATCH p = shortestPath(({_key: $k})-[:A|B*..6]-({_key: $ks[3]})) WHERE true RETURN length(p), true AS joined, true AS stored",
         Cmp::Exact,
+    ),
+    // Q11's shape answered from the search's node list (see `plan_hops`): untyped and both
+    // ways, typed and directed, one node at both ends (zero hops allowed or not), and a row
+    // per unwound end (a missing key among them).
+    (
+        "MATCH p = shortestPath(({_key: $k})-[*..6]-({_key: $ks[3]})) RETURN length(p) AS hops",
+        "MATCH p = shortestPath(({_key: $k})-[*..6]-({_key: $ks[3]})) WHERE true RETURN length(p) AS hops",
+        Cmp::Exact,
+    ),
+    (
+        "MATCH p = shortestPath((a {_key: $k})-[:A|M*..5]->(b {_key: $ks[2]})) RETURN length(p), LENGTH(p) AS again",
+        "MATCH p = shortestPath((a {_key: $k})-[:A|M*..5]->(b {_key: $ks[2]})) WHERE true RETURN length(p), LENGTH(p) AS again",
+        Cmp::Exact,
+    ),
+    (
+        "MATCH p = shortestPath(({_key: $k})-[:B*0..3]-({_key: $k})) RETURN length(p)",
+        "MATCH p = shortestPath(({_key: $k})-[:B*0..3]-({_key: $k})) WHERE true RETURN length(p)",
+        Cmp::Exact,
+    ),
+    (
+        "MATCH p = shortestPath(({_key: $k})-[:B*..3]-({_key: $k})) RETURN length(p)",
+        "MATCH p = shortestPath(({_key: $k})-[:B*..3]-({_key: $k})) WHERE true RETURN length(p)",
+        Cmp::Exact,
+    ),
+    (
+        "UNWIND $ks + [$k + 1000000] AS i MATCH p = shortestPath(({_key: $k})<-[*..4]-({_key: i})) RETURN length(p) AS h",
+        "UNWIND $ks + [$k + 1000000] AS i MATCH p = shortestPath(({_key: $k})<-[*..4]-({_key: i})) WHERE true RETURN length(p) AS h",
+        Cmp::Bag,
     ),
     // Q6's shape ranked by the walk itself: items in the other order, a SKIP.
     (
@@ -276,17 +322,8 @@ fn check_all(e: &QueryEngine, seeds: &[i64], stage: &str) -> usize {
         let p = params! { "k" => key_value(s), "ks" => ks };
         for (planned, reference, cmp) in QUERIES {
             let got = rows(e, planned, &p);
-            let walks = |q: &str| {
-                let r = e.query(&format!("PROFILE {q}"), &p).unwrap();
-                let mut ops = Vec::new();
-                let mut at = r.plan().cloned();
-                while let Some(d) = at {
-                    ops.push(d.operator.clone());
-                    at = d.children.first().cloned();
-                }
-                ops.iter().filter(|o| *o == "Walk").count()
-            };
-            let row_by_row = ["-->", "(e)", "]-(e)", "shortestPath"];
+            let walks = |q: &str| profiled_ops(e, q, &p).iter().filter(|o| *o == "Walk").count();
+            let row_by_row = ["-->", "(e)", "]-(e)", "relationships(p)"];
             if !row_by_row.iter().any(|f| planned.contains(f)) {
                 assert!(walks(planned) > 0, "{stage}: {planned} should walk");
             }
@@ -436,4 +473,116 @@ fn walks_inside_a_writing_query_see_its_writes() {
             vec![Value::String("x".into()), Value::Int(1)],
         ]
     );
+}
+
+/// The operators PROFILE reports for `q`, first to last.
+fn profiled_ops(e: &QueryEngine, q: &str, p: &Params) -> Vec<String> {
+    let r = e.query(&format!("PROFILE {q}"), p).unwrap();
+    let mut ops = Vec::new();
+    let mut at = r.plan().cloned();
+    while let Some(d) = at {
+        ops.push(d.operator.clone());
+        at = d.children.first().cloned();
+    }
+    ops
+}
+
+#[test]
+fn chained_shapes_walk_once() {
+    let db = Database::in_memory();
+    let e = QueryEngine::new(db.clone());
+    rows(
+        &e,
+        "CREATE (a {_key: 'a'})<-[:A]-(c {_key: 'c'})-[:A]->(b {_key: 'b'}), (c)-[:A]->(a), \
+         (d {_key: 'd'})-[:A]->(b), (d)-[:B]->(x {_key: 'x'})",
+        &params! {},
+    );
+    let p = params! { "ks" => Value::List(vec![Value::String("a".into()), Value::String("gone".into())]) };
+    let q7 = "UNWIND $ks AS i MATCH ({_key: i})<-[:A]-(c) WITH DISTINCT c MATCH (c)-[:A]->(f) RETURN DISTINCT f._key";
+    // One walk of both clauses: the WITH and the second MATCH do not run on their own.
+    let ops = profiled_ops(&e, q7, &p);
+    assert_eq!(ops.iter().filter(|o| *o == "Walk").count(), 1, "{ops:?}");
+    assert!(
+        !ops.iter().any(|o| o.starts_with("Projection") || o == "Match"),
+        "{ops:?}"
+    );
+    // c reaches a twice (two relationships) and b once; the seed is an end too.
+    let mut got: Vec<Value> = rows(&e, q7, &p).into_iter().map(|r| r[0].clone()).collect();
+    got.sort_by_key(|v| format!("{v:?}"));
+    assert_eq!(got, vec![Value::String("a".into()), Value::String("b".into())]);
+    // Any other WITH (an alias, a limit) keeps the clauses apart.
+    for q in [
+        "UNWIND $ks AS i MATCH ({_key: i})<-[:A]-(c) WITH DISTINCT c AS m MATCH (m)-[:A]->(f) RETURN DISTINCT f._key",
+        "UNWIND $ks AS i MATCH ({_key: i})<-[:A]-(c) WITH DISTINCT c LIMIT 1 MATCH (c)-[:A]->(f) RETURN DISTINCT f._key",
+    ] {
+        let ops = profiled_ops(&e, q, &p);
+        assert!(ops.iter().any(|o| o.starts_with("Projection")), "{q}: {ops:?}");
+    }
+}
+
+/// Point reads (`MATCH (n:L {_key: $k}) RETURN n.a, ...`, see `exec/point.rs`) answer as
+/// the matcher does: every property type, absent properties, `_key`, labels asked for and
+/// missing, integer and string keys, keys that name no node, and a row per unwound key.
+#[test]
+fn point_reads_answer_as_the_matcher_on_email_eu_core() {
+    use hopdb_database::Value as Stored;
+    let Some(edges) = eu_core_edges() else { return };
+    let n = edges.iter().map(|&(a, b)| a.max(b)).max().unwrap() + 1;
+    let mut deg = vec![0i64; n as usize];
+    for &(a, b) in &edges {
+        deg[a as usize] += 1;
+        deg[b as usize] += 1;
+    }
+    let db = Database::in_memory();
+    load(&db, &edges, n);
+    // Properties from the graph itself; each kind left out on some nodes.
+    for i in 0..n {
+        let d = deg[i as usize];
+        let mut props = hopdb_database::Props::new();
+        if i % 4 != 1 {
+            props.insert("degree".into(), Stored::Int(d));
+        }
+        props.insert("share".into(), Stored::Float(d as f64 / edges.len() as f64));
+        if i % 3 == 0 {
+            props.insert("name".into(), Stored::Str(format!("person {i}")));
+            props.insert("flag".into(), Stored::Bool(d > 20));
+            props.insert("explicit_null".into(), Stored::Null);
+        }
+        if i % 5 == 0 {
+            props.insert(
+                "ends".into(),
+                Stored::List(vec![Stored::Int(i), Stored::Str(format!("d{d}"))]),
+            );
+        }
+        let labels: &[&str] = if i % 2 == 0 { &["P", "Even"] } else { &["P"] };
+        db.graph().upsert_node(key(i), labels, props, WriteMode::Merge).unwrap();
+    }
+    let e = QueryEngine::new(db.clone());
+    const POINT: &[&str] = &[
+        "MATCH (n {_key: $k}) RETURN n.degree, n.share AS s, n.name, n.flag, n.ends, n.explicit_null, n.nothing, n._key",
+        "MATCH (n:Even {_key: $k}) RETURN n.name, n.degree",
+        "MATCH (n:P:Even {_key: $k}) RETURN n._key AS key",
+        "MATCH (n:Missing {_key: $k}) RETURN n.degree",
+        "UNWIND $ks AS i MATCH (n {_key: i}) RETURN n._key, n.degree",
+    ];
+    let mut nonempty = 0;
+    for s in (0..n).step_by(11).chain([n + 3, n + 4]) {
+        let ks = Value::List(
+            (0..4)
+                .map(|d| key_value(s + d))
+                .chain([Value::String(String::new())])
+                .collect(),
+        );
+        let p = params! { "k" => key_value(s), "ks" => ks };
+        for q in POINT {
+            let ops = profiled_ops(&e, q, &p);
+            assert!(ops.iter().any(|o| o == "NodeByKeySeek"), "{q}: {ops:?}");
+            let reference = q.replace(" RETURN", " WHERE true RETURN");
+            assert!(!profiled_ops(&e, &reference, &p).iter().any(|o| o == "NodeByKeySeek"));
+            let got = rows(&e, q, &p);
+            assert_eq!(got, rows(&e, &reference, &p), "seed {s}: {q}");
+            nonempty += usize::from(!got.is_empty());
+        }
+    }
+    assert!(nonempty > 150, "most answers should be non-empty: {nonempty}");
 }

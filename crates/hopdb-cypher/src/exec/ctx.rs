@@ -111,11 +111,15 @@ pub(crate) struct Ctx<'t, 'p> {
     pub edge_types: HashMap<String, hopdb_database::EdgeType>,
     fast: OnceCell<Option<Arc<FastAdj>>>,
     fast_cache: Arc<FastAdjCache>,
-    /// The clause just run was answered by the analytics layer's walks (PROFILE says `Walk`).
-    pub walked: std::cell::Cell<bool>,
+    /// The operator PROFILE names for the clause just run when a fast path answered it
+    /// (`Walk`: the analytics layer's walks; `NodeByKeySeek`: one node read by its key).
+    pub operator: std::cell::Cell<Option<&'static str>>,
     /// The clause just run also applied the projection after it (see `project::Stream`), to
     /// this many rows of its own.
     pub fused: std::cell::Cell<Option<u64>>,
+    /// The clause just run was a walk that also ran this many clauses after it (a `WITH
+    /// DISTINCT` and a second MATCH, see `walks::chain`), before any projection it fused.
+    pub chained: std::cell::Cell<usize>,
     /// The clause just run produced rows the next projection's DISTINCT cannot reduce (each
     /// end node once, projected to one value per node): it skips its duplicate check.
     pub distinct_rows: std::cell::Cell<bool>,
@@ -149,8 +153,9 @@ impl<'t, 'p> Ctx<'t, 'p> {
             edge_types: HashMap::new(),
             fast: OnceCell::new(),
             fast_cache,
-            walked: std::cell::Cell::new(false),
+            operator: std::cell::Cell::new(None),
             fused: std::cell::Cell::new(None),
+            chained: std::cell::Cell::new(0),
             distinct_rows: std::cell::Cell::new(false),
         }
     }

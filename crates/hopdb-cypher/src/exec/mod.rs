@@ -6,6 +6,7 @@ mod adjacency;
 pub(crate) mod ctx;
 pub(crate) mod eval;
 pub(crate) mod pattern;
+mod point;
 pub(crate) mod procedures;
 pub(crate) mod project;
 mod walks;
@@ -70,11 +71,12 @@ fn run_single(ctx: &mut Ctx, q: &SingleQuery, input: Table) -> Result<Table> {
         ctx.check()?;
         // Timed only under PROFILE (a clock read per clause shows in microsecond queries).
         let started = ctx.profile.is_some().then(std::time::Instant::now);
-        t = run_clause(ctx, c, t, q.clauses.get(k + 1))?;
-        let walked = ctx.walked.replace(false);
-        let name = if walked { "Walk" } else { clause_name(c) };
+        t = run_clause(ctx, c, t, &q.clauses[k + 1..])?;
+        let name = ctx.operator.take().unwrap_or(clause_name(c));
         let nanos = started.map_or(0, |s| s.elapsed().as_nanos() as u64);
-        let mut last = c;
+        // Clauses a chained walk ran as part of itself.
+        k += ctx.chained.take();
+        let mut last = &q.clauses[k];
         match ctx.fused.take() {
             // The projection after the clause ran with it (its time is the clause's).
             Some(matched) => {
@@ -123,8 +125,8 @@ pub(crate) fn clause_name(c: &Clause) -> &'static str {
     }
 }
 
-fn run_clause(ctx: &mut Ctx, c: &Clause, t: Table, next: Option<&Clause>) -> Result<Table> {
-    let t = match read_clause(ctx, c, t, next)? {
+fn run_clause(ctx: &mut Ctx, c: &Clause, t: Table, rest: &[Clause]) -> Result<Table> {
+    let t = match read_clause(ctx, c, t, rest)? {
         Ok(done) => return Ok(done),
         Err(t) => t,
     };
@@ -160,8 +162,8 @@ fn run_clause(ctx: &mut Ctx, c: &Clause, t: Table, next: Option<&Clause>) -> Res
                     let mut inner = Table { names, rows: vec![r] };
                     let mut k = 0;
                     while let Some(c) = clauses.get(k) {
-                        inner = run_clause(ctx, c, inner, clauses.get(k + 1))?;
-                        k += 1 + usize::from(ctx.fused.take().is_some());
+                        inner = run_clause(ctx, c, inner, &clauses[k + 1..])?;
+                        k += 1 + ctx.chained.take() + usize::from(ctx.fused.take().is_some());
                     }
                 }
             }
@@ -249,6 +251,45 @@ fn stream_match(
     Ok(Some((stream.finish(), matched)))
 }
 
+/// A MATCH clause as the fast paths plan it: the columns bound before it, its pattern and
+/// WHERE, whether it is OPTIONAL, and the WITH/RETURN right after it.
+pub(crate) struct MatchSite<'a, 'q> {
+    pub names: &'a [String],
+    pub parts: &'q [crate::ast::PatternPart],
+    pub where_: Option<&'q crate::ast::Expr>,
+    pub optional: bool,
+    pub next: Option<&'q crate::ast::Projection>,
+}
+
+impl<'q> MatchSite<'_, 'q> {
+    /// The next projection, when the MATCH reads a snapshot with no WHERE and is not
+    /// OPTIONAL, and the projection neither removes duplicates, sorts, filters nor cuts: one
+    /// a fast path that makes its rows directly applies as it makes them.
+    pub fn plain_next(&self, ctx: &Ctx) -> Option<&'q crate::ast::Projection> {
+        let p = self.next?;
+        let plain = !p.distinct
+            && !p.star
+            && p.order_by.is_empty()
+            && p.skip.is_none()
+            && p.limit.is_none()
+            && p.where_.is_none();
+        (ctx.snapshot().is_some() && self.where_.is_none() && !self.optional && plain && !p.items.is_empty())
+            .then_some(p)
+    }
+}
+
+/// The expression of a node pattern's property map when it names the node's key alone
+/// (`{_key: expr}`).
+pub(crate) fn key_entry(n: &crate::ast::NodePattern) -> Option<&crate::ast::Expr> {
+    match n.props.as_deref() {
+        Some(crate::ast::Expr::Map(entries)) => match entries.as_slice() {
+            [(k, e)] if k == crate::engine::KEY_PROPERTY => Some(e),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// Runs `EXISTS { query }` / `COUNT { query }` for one outer row; returns its row count.
 pub(crate) fn run_subquery(ctx: &Ctx, q: &Query, names: &[String], row: &[Value]) -> Result<usize> {
     // Subqueries only read; run them on a shared borrow through a read-only shim.
@@ -268,10 +309,10 @@ fn run_read_only(ctx: &Ctx, q: &SingleQuery, input: Table) -> Result<Table> {
     let mut t = input;
     let mut k = 0;
     while let Some(c) = q.clauses.get(k) {
-        t = match read_clause(ctx, c, t, q.clauses.get(k + 1))? {
+        t = match read_clause(ctx, c, t, &q.clauses[k + 1..])? {
             Ok(done) => {
-                ctx.walked.set(false);
-                k += 1 + usize::from(ctx.fused.take().is_some());
+                ctx.operator.set(None);
+                k += 1 + ctx.chained.take() + usize::from(ctx.fused.take().is_some());
                 done
             }
             Err(_) => {
@@ -286,21 +327,41 @@ fn run_read_only(ctx: &Ctx, q: &SingleQuery, input: Table) -> Result<Table> {
     Ok(t)
 }
 
-/// Runs a reading clause (MATCH, UNWIND, WITH, RETURN); hands any other clause's input back.
-fn read_clause(ctx: &Ctx, c: &Clause, t: Table, next: Option<&Clause>) -> Result<std::result::Result<Table, Table>> {
+/// Runs a reading clause (MATCH, UNWIND, WITH, RETURN), given the clauses after it (`rest`);
+/// hands any other clause's input back.
+fn read_clause(ctx: &Ctx, c: &Clause, t: Table, rest: &[Clause]) -> Result<std::result::Result<Table, Table>> {
     Ok(Ok(match c {
         Clause::Match {
             optional,
             pattern: parts,
             where_,
         } => {
-            let next_proj = match next {
+            let next_proj = match rest.first() {
                 Some(Clause::With(p) | Clause::Return(p)) => Some(p),
                 _ => None,
             };
-            if let Some(plan) = walks::plan(ctx, &t.names, parts, where_.as_ref(), *optional, next_proj)? {
+            let site = MatchSite {
+                names: &t.names,
+                parts,
+                where_: where_.as_ref(),
+                optional: *optional,
+                next: next_proj,
+            };
+            if let Some(plan) = point::plan(ctx, &site) {
+                ctx.operator.set(Some("NodeByKeySeek"));
+                return Ok(Ok(point::run(ctx, &plan, &t)?));
+            }
+            if let Some(plan) = walks::plan_hops(ctx, &site) {
+                if let Some(out) = walks::run_hops(ctx, &plan, &t)? {
+                    ctx.operator.set(Some("Walk"));
+                    return Ok(Ok(out));
+                }
+            }
+            if let Some(plan) = walks::plan(ctx, &site)? {
+                let plan = walks::chain(ctx, plan, rest)?;
                 if let Some(out) = walks::run(ctx, &plan, &t)? {
-                    ctx.walked.set(true);
+                    ctx.operator.set(Some("Walk"));
+                    ctx.chained.set(plan.chained_clauses());
                     return Ok(Ok(out));
                 }
             }

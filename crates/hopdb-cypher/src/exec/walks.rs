@@ -12,8 +12,8 @@
 
 use super::ctx::Ctx;
 use super::eval::{eval, Scope};
-use super::Table;
-use crate::ast::{BinaryOp, Expr, NodePattern, PathKind, PatternPart, Projection, RelDirection};
+use super::{key_entry, MatchSite, Table};
+use crate::ast::{BinaryOp, Clause, Expr, NodePattern, PathKind, Projection, RelDirection};
 use crate::compare;
 use crate::engine::KEY_PROPERTY;
 use crate::error::Result;
@@ -44,6 +44,21 @@ pub(crate) struct WalkPlan<'q> {
     /// [`project_counts`]).
     direct: Option<&'q Projection>,
     mode: Mode,
+    /// Set when this walk is two MATCH clauses chained through `WITH DISTINCT mid` (see
+    /// [`chain`]): the variable between them, a null column of the output.
+    mid_var: Option<&'q str>,
+}
+
+impl WalkPlan<'_> {
+    /// How many clauses after the MATCH the walk runs as part of itself (the `WITH` and the
+    /// second `MATCH` of a chain), before any projection it applies (`fused`).
+    pub(crate) fn chained_clauses(&self) -> usize {
+        if self.mid_var.is_some() {
+            2
+        } else {
+            0
+        }
+    }
 }
 
 enum WalkStart<'q> {
@@ -64,15 +79,15 @@ enum Mode {
     Each { limit: Option<usize> },
 }
 
-/// The walk plan of `MATCH parts WHERE where_` followed by `next`, when it is one.
-pub(crate) fn plan<'q>(
-    ctx: &Ctx,
-    names: &[String],
-    parts: &'q [PatternPart],
-    where_: Option<&'q Expr>,
-    optional: bool,
-    next: Option<&'q Projection>,
-) -> Result<Option<WalkPlan<'q>>> {
+/// The walk plan of a MATCH, when it is one.
+pub(crate) fn plan<'q>(ctx: &Ctx, site: &MatchSite<'_, 'q>) -> Result<Option<WalkPlan<'q>>> {
+    let MatchSite {
+        names,
+        parts,
+        where_,
+        optional,
+        next,
+    } = *site;
     let (Some(txn), Some(p)) = (ctx.snapshot(), next) else {
         return Ok(None);
     };
@@ -134,11 +149,11 @@ pub(crate) fn plan<'q>(
         return Ok(None);
     }
     let bound = s.var.as_ref().and_then(|v| names.iter().position(|n| n == v));
-    let (start, start_var) = match (bound, s.props.as_deref()) {
-        (Some(slot), None) => (WalkStart::Bound(slot), None),
-        (None, Some(Expr::Map(entries))) => match entries.as_slice() {
-            [(k, e)] if k == KEY_PROPERTY => (WalkStart::Key(e), s.var.as_deref()),
-            _ => return Ok(None),
+    let (start, start_var) = match (bound, s.props.is_some()) {
+        (Some(slot), false) => (WalkStart::Bound(slot), None),
+        (None, true) => match key_entry(s) {
+            Some(e) => (WalkStart::Key(e), s.var.as_deref()),
+            None => return Ok(None),
         },
         _ => return Ok(None),
     };
@@ -202,7 +217,72 @@ pub(crate) fn plan<'q>(
             Mode::Count { .. } => None,
         },
         mode,
+        mid_var: None,
     }))
+}
+
+/// Chains `first` with the clauses after its MATCH when they are `WITH DISTINCT mid MATCH
+/// (mid)-[...]-(end)` with a DISTINCT projection next (the study's Q7: the entities of the
+/// chunks of these entities): one walk of both clauses' steps. The analytics layer's walks
+/// expand each node once per level, which is what the `WITH DISTINCT` between the clauses
+/// does; relationship uniqueness never spans two clauses, so a step may walk back the
+/// relationship the one before it came along. Any other shape returns `first` unchanged.
+pub(crate) fn chain<'q>(ctx: &Ctx, first: WalkPlan<'q>, rest: &'q [Clause]) -> Result<WalkPlan<'q>> {
+    let [Clause::With(with), Clause::Match {
+        optional: false,
+        pattern,
+        where_,
+    }, after @ ..] = rest
+    else {
+        return Ok(first);
+    };
+    let passes_mid_only = with.distinct
+        && !with.star
+        && with.order_by.is_empty()
+        && with.skip.is_none()
+        && with.limit.is_none()
+        && with.where_.is_none()
+        && matches!(with.items.as_slice(), [item] if item.name() == first.end_var
+            && matches!(&item.expr, Expr::Variable(v) if v == first.end_var));
+    let simple_first = matches!(first.mode, Mode::Distinct { limit: None })
+        && first.var_length.is_none()
+        && !first.exclude
+        && first.mid_var.is_none();
+    if !(passes_mid_only && simple_first) {
+        return Ok(first);
+    }
+    let next = match after.first() {
+        Some(Clause::With(p) | Clause::Return(p)) => Some(p),
+        _ => None,
+    };
+    let names = [first.end_var.to_string()];
+    let site = MatchSite {
+        names: &names,
+        parts: pattern,
+        where_: where_.as_ref(),
+        optional: false,
+        next,
+    };
+    let Some(second) = plan(ctx, &site)? else {
+        return Ok(first);
+    };
+    let simple_second = matches!(second.start, WalkStart::Bound(0))
+        && matches!(second.mode, Mode::Distinct { .. })
+        && second.var_length.is_none()
+        && !second.exclude;
+    if !simple_second {
+        return Ok(first);
+    }
+    let mut steps = first.steps;
+    steps.extend(second.steps);
+    Ok(WalkPlan {
+        start: first.start,
+        // Out of scope after the WITH.
+        start_var: None,
+        steps,
+        mid_var: Some(first.end_var),
+        ..second
+    })
 }
 
 /// Runs the walk over the input table; `None` when this input does not suit it (the caller
@@ -230,17 +310,22 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
             },
         }
     }
-    // Output columns: the input's, then the start variable if new, the end, and the walks.
-    let mut names = t.names.clone();
+    // Output columns: the input's (a chain's: its middle variable), then the start variable
+    // if new, the end, and the walks.
+    let mut names = match plan.mid_var {
+        Some(mid) => vec![mid.to_string()],
+        None => t.names.clone(),
+    };
+    let inputs = names.len();
     let start_at = plan.start_var.map(|v| {
         names.push(v.to_string());
         names.len() - 1
     });
     names.push(plan.end_var.to_string());
     let base: Vec<Value> = match (single, t.rows.first()) {
-        (true, Some(r)) => r.clone(),
+        (true, Some(r)) if plan.mid_var.is_none() => r.clone(),
         // The projection reads only the end node: the other columns stay null.
-        _ => vec![Value::Null; t.names.len()],
+        _ => vec![Value::Null; inputs],
     };
     let make_row = |end: NodeKey| {
         let mut r = base.clone();
@@ -537,4 +622,99 @@ fn count_top(ctx: &Ctx, p: &Projection, end_var: &str) -> Result<Option<(usize, 
         None => return Ok(None),
     };
     Ok(Some((skip.saturating_add(limit), by_key)))
+}
+
+/// `MATCH p = shortestPath(({_key: a})-[...*..max]-({_key: b})) RETURN length(p)` (the
+/// study's Q11): the analytics layer's search gives the length from its node list, with no
+/// relationship named per hop and no path value made, since nothing else reads the path.
+pub(crate) struct HopsPlan<'q> {
+    from: &'q Expr,
+    to: &'q Expr,
+    query: hopdb_database::PathQuery,
+    min: u64,
+    projection: &'q Projection,
+}
+
+/// The hops plan of a MATCH, when it is one: a single `shortestPath` between two
+/// `{_key: ...}` nodes with no labels, no relationship variable or properties, followed by a
+/// plain projection (see [`MatchSite::plain_next`]) of nothing but `length(p)` items.
+pub(crate) fn plan_hops<'q>(ctx: &Ctx, site: &MatchSite<'_, 'q>) -> Option<HopsPlan<'q>> {
+    let p = site.plain_next(ctx)?;
+    let [part] = site.parts else { return None };
+    let (Some(path_var), PathKind::Shortest, [(rp, end)]) = (&part.var, part.kind, part.element.chain.as_slice())
+    else {
+        return None;
+    };
+    if rp.var.is_some() || rp.props.is_some() {
+        return None;
+    }
+    let (min, max) = rp.length.unwrap_or((Some(1), Some(1)));
+    let min = min.unwrap_or(1);
+    // A minimum above one takes the matcher's own search.
+    if min > 1 {
+        return None;
+    }
+    // A node named by its key alone, under a new variable or none.
+    let key_of = |n: &'q NodePattern| -> Option<&'q Expr> {
+        let new = n.var.as_ref().is_none_or(|v| !site.names.contains(v) && v != path_var);
+        if !n.labels.is_empty() || !new {
+            return None;
+        }
+        key_entry(n)
+    };
+    let (from, to) = (key_of(&part.element.start)?, key_of(end)?);
+    let is_length = |e: &Expr| {
+        matches!(e, Expr::Function { name, distinct: false, args }
+            if name.eq_ignore_ascii_case("length") && matches!(args.as_slice(), [Expr::Variable(v)] if v == path_var))
+    };
+    if !p.items.iter().all(|i| is_length(&i.expr)) {
+        return None;
+    }
+    Some(HopsPlan {
+        from,
+        to,
+        query: super::adjacency::path_query(rp, max.unwrap_or(u64::MAX)),
+        min,
+        projection: p,
+    })
+}
+
+/// Runs the hops plan over the input: a row per input row whose two nodes exist and are
+/// joined within the bound, each item the path's length. The projection is marked as run.
+pub(crate) fn run_hops(ctx: &Ctx, plan: &HopsPlan, t: &Table) -> Result<Option<Table>> {
+    let Some(txn) = ctx.snapshot() else { return Ok(None) };
+    let key = |e: &Expr, row: &[Value]| -> Result<Option<NodeKey>> {
+        Ok(match eval(ctx, e, &Scope::row(&t.names, row))? {
+            Value::Int(i) => Some(NodeKey::Int(i)),
+            Value::String(s) if !s.is_empty() => Some(NodeKey::Str(s)),
+            _ => None,
+        })
+    };
+    let names = super::project::column_names(&plan.projection.items)?;
+    let mut rows = Vec::new();
+    for row in &t.rows {
+        let (Some(a), Some(b)) = (key(plan.from, row)?, key(plan.to, row)?) else {
+            continue;
+        };
+        if !ctx.live(&a)? || !ctx.live(&b)? {
+            continue;
+        }
+        let hops = if a == b {
+            // The matcher's answer for one node: the empty path when zero hops are allowed.
+            (plan.min == 0).then_some(0)
+        } else {
+            let found = ctx
+                .analytics
+                .shortest_path_at(txn, &a, &b, &plan.query, &ctx.control)?
+                .value;
+            found.map(|nodes| nodes.len().saturating_sub(1))
+        };
+        if let Some(h) = hops {
+            let v = Value::Int(i64::try_from(h).unwrap_or(i64::MAX));
+            rows.push(vec![v; plan.projection.items.len()]);
+            ctx.check_rows(rows.len(), names.len())?;
+        }
+    }
+    ctx.fused.set(Some(rows.len() as u64));
+    Ok(Some(Table { names, rows }))
 }
