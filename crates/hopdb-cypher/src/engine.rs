@@ -145,9 +145,15 @@ impl QueryEngine {
             // No columns (a query ending in an update, a standalone call of a void procedure).
             t.rows.clear();
         }
-        // In place: the rows keep their vectors.
+        // In place: the rows keep their vectors. Scalars (most columns: keys, properties,
+        // counts) have nothing to fill and stay where they are.
         for v in t.rows.iter_mut().flatten() {
-            *v = ctx.materialize(std::mem::replace(v, Value::Null))?;
+            if matches!(
+                v,
+                Value::Node(_) | Value::Relationship(_) | Value::Path(_) | Value::List(_) | Value::Map(_)
+            ) {
+                *v = ctx.materialize(std::mem::replace(v, Value::Null))?;
+            }
         }
         let rows = VecDeque::from(t.rows);
         let stats = ctx.stats;
