@@ -397,12 +397,52 @@ fn fast_paths_answer_as_the_row_matcher_on_email_eu_core() {
 
 /// Labelled patterns: the matcher checks labels from the fresh projection's label masks
 /// instead of reading each node record; the answers must be the store's.
-const LABELLED: &[&str] = &[
-    "MATCH (s:P {_key: $k})-[:A]->(x:Q) RETURN x._key",
-    "MATCH (s:Q {_key: $k})<-[:A|B]-(x:P) RETURN x._key",
-    "MATCH ({_key: $k})-[:M]->(x:Q:P) RETURN x._key",
-    "MATCH ({_key: $k})-[:A]->(:Q)<-[:A]-(x:R) RETURN x._key, count(*) AS n",
-    "MATCH ({_key: $k})-[:B]->(x:Missing) RETURN x._key",
+const LABELLED: &[(&str, bool)] = &[
+    // (query, walked once the projection is built)
+    ("MATCH (s:P {_key: $k})-[:A]->(x:Q) RETURN x._key", true),
+    ("MATCH (s:Q {_key: $k})<-[:A|B]-(x:P) RETURN x._key", true),
+    ("MATCH ({_key: $k})-[:M]->(x:Q:P) RETURN x._key", true),
+    (
+        "MATCH ({_key: $k})-[:A]->(:Q)<-[:A]-(x:R) RETURN x._key, count(*) AS n",
+        false,
+    ),
+    ("MATCH ({_key: $k})-[:B]->(x:Missing) RETURN x._key", true),
+    // Walks whose start and end labels are checked from the masks: DISTINCT with an
+    // exclusion, a ranked count, several seeds, a variable-length step, two walks, a chain.
+    (
+        "MATCH (s:P {_key: $k})-[:A]->()<-[:A]-(x:R) WHERE x <> s RETURN DISTINCT x._key",
+        true,
+    ),
+    (
+        "MATCH (s:Q {_key: $k})-[:A|B]->()<-[:A]-(x:R) WHERE x <> s \
+         RETURN x._key AS id, count(*) AS n ORDER BY n DESC, id LIMIT 4",
+        true,
+    ),
+    (
+        "UNWIND [$k, $k + 2, $k + 4] AS i MATCH (s:Q {_key: i})-[:A]->(x:R) RETURN DISTINCT x._key",
+        true,
+    ),
+    ("MATCH (s:R {_key: $k})-[*1..2]-(x:Q) RETURN DISTINCT x._key", true),
+    (
+        "UNWIND [$k, $k + 2] AS i MATCH (e:Q {_key: i})<-[:A]-(c:P) WITH DISTINCT c \
+         MATCH (c)-[:B]->(f:R) RETURN DISTINCT f._key",
+        true,
+    ),
+    (
+        "UNWIND [$k, $k + 2] AS i MATCH (e:Q {_key: i})<-[:A]-(c) WITH DISTINCT c \
+         MATCH (c)-[:A]->(f:R) RETURN DISTINCT f._key",
+        true,
+    ),
+];
+
+/// Labelled walks cut by a LIMIT without ORDER BY: (query, its limit).
+const LABELLED_LIMITED: &[(&str, usize)] = &[
+    ("MATCH (s:P {_key: $k})-[:A]->(x:Q) RETURN x._key LIMIT 2", 2),
+    (
+        "MATCH (s:P {_key: $k})-[:A]->()<-[:A]-(x:R) WHERE x <> s RETURN DISTINCT x._key LIMIT 3",
+        3,
+    ),
+    ("MATCH (s:P {_key: $k})-[:A]->(x:R) RETURN x._key LIMIT 2", 2),
 ];
 
 #[test]
@@ -429,7 +469,7 @@ fn label_checks_from_the_projection_answer_as_the_store_on_email_eu_core() {
     let answers = |e: &QueryEngine| -> Vec<Vec<String>> {
         let mut all = Vec::new();
         for &s in &seeds {
-            for q in LABELLED {
+            for (q, _) in LABELLED {
                 all.push(sorted(rows(e, q, &params! { "k" => key_value(s) })));
             }
         }
@@ -440,10 +480,40 @@ fn label_checks_from_the_projection_answer_as_the_store_on_email_eu_core() {
         store.iter().filter(|r| !r.is_empty()).count() > seeds.len(),
         "most answers should be non-empty"
     );
+    // Without LIMIT, from node records: what the limited forms cut.
+    let full = |q: &str, s: i64| {
+        sorted(rows(
+            &e,
+            &q[..q.rfind(" LIMIT").unwrap()],
+            &params! { "k" => key_value(s) },
+        ))
+    };
+    let limited_store: Vec<Vec<String>> = seeds
+        .iter()
+        .flat_map(|&s| LABELLED_LIMITED.iter().map(move |(q, _)| (q, s)))
+        .map(|(q, s)| full(q, s))
+        .collect();
     db.analytics()
         .projection(&ProjectionSpec::all(), &Control::default())
         .unwrap();
     assert_eq!(answers(&e), store, "label masks against node records");
+    let p = params! { "k" => key_value(0) };
+    for (q, walked) in LABELLED {
+        let walks = profiled_ops(&e, q, &p).iter().filter(|o| *o == "Walk").count();
+        assert_eq!(walks > 0, *walked, "{q}");
+    }
+    let mut all = limited_store.into_iter();
+    for &s in &seeds {
+        for (q, limit) in LABELLED_LIMITED {
+            let all = all.next().unwrap();
+            let got = sorted(rows(&e, q, &params! { "k" => key_value(s) }));
+            assert_eq!(got.len(), all.len().min(*limit), "seed {s}: {q}");
+            assert!(got.iter().all(|r| all.contains(r)), "seed {s}: {q}");
+            let mut d = got.clone();
+            d.dedup();
+            assert_eq!(d.len(), got.len(), "seed {s}: {q}: rows repeat");
+        }
+    }
 }
 
 #[test]

@@ -34,6 +34,10 @@ pub(crate) struct WalkPlan<'q> {
     /// One variable-length step (`-[*min..max]-`) instead of `steps`: its distinct ends.
     var_length: Option<(u32, hopdb_database::PathQuery)>,
     end_var: &'q str,
+    /// Labels the start and the end node must have (checked against the projection's label
+    /// masks; without them the MATCH goes to the matcher).
+    start_labels: &'q [String],
+    end_labels: &'q [String],
     /// `WHERE end <> start`: the seed is left out of the ends.
     exclude: bool,
     /// The next projection's items are the end node, its key or its id only (see
@@ -141,11 +145,11 @@ pub(crate) fn plan<'q>(ctx: &Ctx, site: &MatchSite<'_, 'q>) -> Result<Option<Wal
     let Some(end_var) = end.var.as_deref() else {
         return Ok(None);
     };
-    if !end.labels.is_empty() || end.props.is_some() || names.iter().any(|n| n == end_var) {
+    if end.props.is_some() || names.iter().any(|n| n == end_var) {
         return Ok(None);
     }
     let s = &el.start;
-    if !s.labels.is_empty() || s.var.as_deref() == Some(end_var) {
+    if s.var.as_deref() == Some(end_var) {
         return Ok(None);
     }
     let bound = s.var.as_ref().and_then(|v| names.iter().position(|n| n == v));
@@ -206,6 +210,8 @@ pub(crate) fn plan<'q>(ctx: &Ctx, site: &MatchSite<'_, 'q>) -> Result<Option<Wal
         steps,
         var_length,
         end_var,
+        start_labels: &s.labels,
+        end_labels: &end.labels,
         exclude,
         one_per_node,
         direct: match mode {
@@ -245,6 +251,7 @@ pub(crate) fn chain<'q>(ctx: &Ctx, first: WalkPlan<'q>, rest: &'q [Clause]) -> R
         && matches!(with.items.as_slice(), [item] if item.name() == first.end_var
             && matches!(&item.expr, Expr::Variable(v) if v == first.end_var));
     let simple_first = matches!(first.mode, Mode::Distinct { limit: None })
+        && first.end_labels.is_empty()
         && first.var_length.is_none()
         && !first.exclude
         && first.mid_var.is_none();
@@ -267,6 +274,7 @@ pub(crate) fn chain<'q>(ctx: &Ctx, first: WalkPlan<'q>, rest: &'q [Clause]) -> R
         return Ok(first);
     };
     let simple_second = matches!(second.start, WalkStart::Bound(0))
+        && second.start_labels.is_empty()
         && matches!(second.mode, Mode::Distinct { .. })
         && second.var_length.is_none()
         && !second.exclude;
@@ -277,6 +285,7 @@ pub(crate) fn chain<'q>(ctx: &Ctx, first: WalkPlan<'q>, rest: &'q [Clause]) -> R
     steps.extend(second.steps);
     Ok(WalkPlan {
         start: first.start,
+        start_labels: first.start_labels,
         // Out of scope after the WITH.
         start_var: None,
         steps,
@@ -310,6 +319,12 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
             },
         }
     }
+    if !plan.start_labels.is_empty() && !keep_labelled(ctx, plan.start_labels, &mut seeds, 0) {
+        return Ok(None);
+    }
+    // The walks stop at a limit of ends they count before the end labels are checked: with
+    // end labels they run to the end, and the labelled ends are cut after.
+    let labelled_ends = !plan.end_labels.is_empty();
     // Output columns: the input's (a chain's: its middle variable), then the start variable
     // if new, the end, and the walks.
     let mut names = match plan.mid_var {
@@ -352,15 +367,22 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
             let limit = limit.unwrap_or(usize::MAX);
             let mut ends = Vec::new();
             for seed in &seeds {
-                if plan.exclude {
-                    // `WHERE end <> start` (one seed): after one step only a self-loop ends
-                    // at the start, so list all, drop those, then cut.
-                    super::adjacency::other_ends(ctx, seed, dir, types, usize::MAX, &mut ends)?;
-                    ends.retain(|e| e != seed);
-                    ends.truncate(limit);
+                let from = ends.len();
+                // `WHERE end <> start` (one seed): after one step only a self-loop ends at
+                // the start, so list all, drop those, then cut; so with end labels.
+                let cap = if plan.exclude || labelled_ends {
+                    usize::MAX
                 } else {
-                    super::adjacency::other_ends(ctx, seed, dir, types, limit - ends.len(), &mut ends)?;
+                    limit - from
+                };
+                super::adjacency::other_ends(ctx, seed, dir, types, cap, &mut ends)?;
+                if plan.exclude {
+                    ends.retain(|e| e != seed);
                 }
+                if !keep_labelled(ctx, plan.end_labels, &mut ends, from) {
+                    return Ok(None);
+                }
+                ends.truncate(limit);
                 // A whole listing at a time: checked after each, not every 1024th row.
                 ctx.check_size(ends.len(), 1)?;
                 if ends.len() >= limit {
@@ -370,21 +392,26 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
             return project_ends(ctx, p, plan.end_var, ends).map(Some);
         }
         Mode::Distinct { limit } => {
-            let ends = match (&plan.var_length, seeds.first()) {
+            let walk_limit = if labelled_ends { None } else { limit };
+            let mut ends = match (&plan.var_length, seeds.first()) {
                 // A start that does not exist matches nothing (the search would fail on it).
                 (Some(_), Some(seed)) if !ctx.live(seed)? => Vec::new(),
                 (Some((min, q)), Some(seed)) => {
                     ctx.analytics
-                        .var_length_endpoints_at(txn, seed, *min, q, limit, &ctx.control)?
+                        .var_length_endpoints_at(txn, seed, *min, q, walk_limit, &ctx.control)?
                         .value
                 }
                 (Some(_), None) => Vec::new(),
                 (None, _) => {
                     ctx.analytics
-                        .expand_at(txn, &seeds, &plan.steps, limit, plan.exclude, &ctx.control)?
+                        .expand_at(txn, &seeds, &plan.steps, walk_limit, plan.exclude, &ctx.control)?
                         .value
                 }
             };
+            if !keep_labelled(ctx, plan.end_labels, &mut ends, 0) {
+                return Ok(None);
+            }
+            ends.truncate(limit.unwrap_or(usize::MAX));
             if let Some(p) = plan.direct {
                 return project_ends(ctx, p, plan.end_var, ends).map(Some);
             }
@@ -407,20 +434,33 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
             };
             let (n, by_key) = top.map_or((None, false), |(n, k)| (Some(n), k));
             let order: &dyn Fn(&NodeKey, &NodeKey) -> Ordering = if by_key { &by_value } else { &NodeKey::cmp };
-            let counts = ctx.analytics.expand_counts_ordered_at(
-                txn,
-                &seeds,
-                &plan.steps,
-                n,
-                plan.exclude,
-                order,
-                &ctx.control,
-            )?;
+            let mut counts = ctx
+                .analytics
+                .expand_counts_ordered_at(
+                    txn,
+                    &seeds,
+                    &plan.steps,
+                    if labelled_ends { None } else { n },
+                    plan.exclude,
+                    order,
+                    &ctx.control,
+                )?
+                .value;
+            if labelled_ends {
+                // Filtering keeps the ranking's order, so the top ones are the first after it.
+                let mut ends: Vec<NodeKey> = counts.iter().map(|(e, _)| e.clone()).collect();
+                if !keep_labelled(ctx, plan.end_labels, &mut ends, 0) {
+                    return Ok(None);
+                }
+                let kept: rustc_hash::FxHashSet<NodeKey> = ends.into_iter().collect();
+                counts.retain(|(e, _)| kept.contains(e));
+                counts.truncate(n.unwrap_or(usize::MAX));
+            }
             if let Some(p) = plan.direct {
-                return project_counts(ctx, p, counts.value).map(Some);
+                return project_counts(ctx, p, counts).map(Some);
             }
             names.push(WALKS.to_string());
-            for (end, walks) in counts.value {
+            for (end, walks) in counts {
                 let mut r = make_row(end);
                 r.push(Value::Int(i64::try_from(walks).unwrap_or(i64::MAX)));
                 rows.push(r);
@@ -429,6 +469,29 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
         }
     }
     Ok(Some(Table { names, rows }))
+}
+
+/// Keeps, of `keys[from..]`, the nodes that have every one of `labels`, read from the fresh
+/// projection's label masks; false (keys unchanged past `from`) when there are no masks to
+/// read, and the matcher must check the labels instead.
+fn keep_labelled(ctx: &Ctx, labels: &[String], keys: &mut Vec<NodeKey>, from: usize) -> bool {
+    if labels.is_empty() {
+        return true;
+    }
+    let mut verdicts = Vec::with_capacity(keys.len() - from);
+    for k in &keys[from..] {
+        match ctx.has_labels_projected(k, labels) {
+            Some(v) => verdicts.push(v),
+            None => return false,
+        }
+    }
+    let mut it = verdicts.into_iter();
+    let mut at = 0;
+    keys.retain(|_| {
+        at += 1;
+        at <= from || it.next().unwrap_or(false)
+    });
+    true
 }
 
 /// The projection `p` (one value per node, no ORDER BY or WHERE) of end nodes (distinct
