@@ -524,10 +524,7 @@ fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) ->
         }
         out.push(match (&last.expr, node) {
             // The last item's `end._key` takes the key itself.
-            (Expr::Property(_, k), [Value::Node(n)]) if k == KEY_PROPERTY => match n.key {
-                NodeKey::Str(s) => Value::String(s),
-                NodeKey::Int(i) => Value::Int(i),
-            },
+            (Expr::Property(_, k), [Value::Node(n)]) if k == KEY_PROPERTY => key_into_value(n.key),
             (e, node) => eval(ctx, e, &Scope::row(&var, &node))?,
         });
         rows.push(out);
@@ -551,10 +548,7 @@ fn project_counts(ctx: &Ctx, p: &Projection, ranked: Vec<(NodeKey, u64)>) -> Res
     let matched = ranked.len() as u64;
     let mut rows = Vec::with_capacity(ranked.len().saturating_sub(skip).min(limit));
     for (end, walks) in ranked.into_iter().skip(skip).take(limit) {
-        let mut key = Some(match end {
-            NodeKey::Str(s) => Value::String(s),
-            NodeKey::Int(i) => Value::Int(i),
-        });
+        let mut key = Some(key_into_value(end));
         let walks = Value::Int(i64::try_from(walks).unwrap_or(i64::MAX));
         let row = p
             .items
@@ -568,6 +562,14 @@ fn project_counts(ctx: &Ctx, p: &Projection, ranked: Vec<(NodeKey, u64)>) -> Res
     }
     ctx.fused.set(Some(matched));
     Ok(Table { names, rows })
+}
+
+/// A key as the value `n._key` reads, moved rather than copied.
+fn key_into_value(k: NodeKey) -> Value {
+    match k {
+        NodeKey::Str(s) => Value::String(s),
+        NodeKey::Int(i) => Value::Int(i),
+    }
 }
 
 /// A value of the key's type (no allocation), for ordering keys of different types.
