@@ -91,6 +91,11 @@ pub(crate) fn skip_of(ctx: &Ctx, p: &Projection) -> Result<usize> {
     p.skip.as_ref().map_or(Ok(0), |e| count_arg(ctx, e, "SKIP"))
 }
 
+/// A projection's LIMIT (`usize::MAX` when absent).
+pub(crate) fn limit_of(ctx: &Ctx, p: &Projection) -> Result<usize> {
+    p.limit.as_ref().map_or(Ok(usize::MAX), |e| count_arg(ctx, e, "LIMIT"))
+}
+
 /// Visible variable names of a table (internal ones start with a space).
 pub(crate) fn visible(names: &[String]) -> Vec<String> {
     let mut v: Vec<String> = names.iter().filter(|n| !n.starts_with(' ')).cloned().collect();
@@ -371,11 +376,8 @@ pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
     }
 
     let skip = skip_of(ctx, p)?;
-    let limit = p.limit.as_ref().map(|e| count_arg(ctx, e, "LIMIT")).transpose()?;
-    let mut rows: Vec<(Vec<Value>, Vec<Value>)> = rows.into_iter().skip(skip).collect();
-    if let Some(l) = limit {
-        rows.truncate(l);
-    }
+    let limit = limit_of(ctx, p)?;
+    let rows: Vec<(Vec<Value>, Vec<Value>)> = rows.into_iter().skip(skip).take(limit).collect();
     // WITH ... WHERE sees the projected columns and, without aggregation, the variables
     // before the projection too (`WITH c WHERE r IS NOT NULL`).
     let mut out_rows = Vec::with_capacity(rows.len());

@@ -501,12 +501,8 @@ fn keep_labelled(ctx: &Ctx, labels: &[String], keys: &mut Vec<NodeKey>, from: us
 fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) -> Result<Table> {
     let names = super::project::column_names(&p.items)?;
     let skip = super::project::skip_of(ctx, p)?;
-    let limit = match &p.limit {
-        Some(e) => Some(super::project::count_arg(ctx, e, "LIMIT")?),
-        None => None,
-    };
+    let take = super::project::limit_of(ctx, p)?;
     let matched = ends.len() as u64;
-    let take = limit.unwrap_or(usize::MAX);
     let var = [end_var.to_string()];
     let mut rows = Vec::with_capacity(ends.len().saturating_sub(skip).min(take));
     // A projection names at least one item; `*` never comes here.
@@ -541,10 +537,7 @@ fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) ->
 fn project_counts(ctx: &Ctx, p: &Projection, ranked: Vec<(NodeKey, u64)>) -> Result<Table> {
     let names = super::project::column_names(&p.items)?;
     let skip = super::project::skip_of(ctx, p)?;
-    let limit = match &p.limit {
-        Some(e) => super::project::count_arg(ctx, e, "LIMIT")?,
-        None => usize::MAX,
-    };
+    let limit = super::project::limit_of(ctx, p)?;
     let matched = ranked.len() as u64;
     let mut rows = Vec::with_capacity(ranked.len().saturating_sub(skip).min(limit));
     for (end, walks) in ranked.into_iter().skip(skip).take(limit) {
