@@ -278,6 +278,16 @@ impl<'q> MatchSite<'_, 'q> {
     }
 }
 
+/// The node a `{_key: v}` entry names: an integer or a non-empty string; any other value
+/// names no node (the pattern matches nothing).
+pub(crate) fn node_key(v: Value) -> Option<hopdb_database::NodeKey> {
+    match v {
+        Value::Int(i) => Some(hopdb_database::NodeKey::Int(i)),
+        Value::String(s) if !s.is_empty() => Some(hopdb_database::NodeKey::Str(s)),
+        _ => None,
+    }
+}
+
 /// The expression of a node pattern's property map when it names the node's key alone
 /// (`{_key: expr}`).
 pub(crate) fn key_entry(n: &crate::ast::NodePattern) -> Option<&crate::ast::Expr> {

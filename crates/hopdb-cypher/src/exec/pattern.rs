@@ -166,11 +166,7 @@ impl<'c> Matcher<'c, '_, '_> {
             if let crate::ast::Expr::Map(entries) = props.as_ref() {
                 for (k, e) in entries {
                     if k == KEY_PROPERTY {
-                        let keys = match eval(self.ctx, e, &scope)? {
-                            Value::Int(i) => vec![NodeKey::Int(i)],
-                            Value::String(s) if !s.is_empty() => vec![NodeKey::Str(s)],
-                            _ => Vec::new(),
-                        };
+                        let keys = super::node_key(eval(self.ctx, e, &scope)?).into_iter().collect();
                         return Ok((1, Start::ByKey(keys)));
                     }
                 }

@@ -4,12 +4,11 @@
 
 use super::ctx::{key_value, stored_value_ref, Ctx};
 use super::eval::{eval, Scope};
-use super::{key_entry, MatchSite, Table};
+use super::{key_entry, node_key, MatchSite, Table};
 use crate::ast::{Expr, PathKind, Projection};
 use crate::engine::KEY_PROPERTY;
 use crate::error::Result;
 use crate::value::Value;
-use hopdb_database::NodeKey;
 
 /// A MATCH of one node by its key whose next projection reads only its properties.
 pub(crate) struct PointPlan<'q> {
@@ -54,10 +53,8 @@ pub(crate) fn run(ctx: &Ctx, plan: &PointPlan, t: &Table) -> Result<Table> {
     let names = super::project::column_names(&plan.projection.items)?;
     let mut rows = Vec::new();
     for row in &t.rows {
-        let key = match eval(ctx, plan.key, &Scope::row(&t.names, row))? {
-            Value::Int(i) => NodeKey::Int(i),
-            Value::String(s) if !s.is_empty() => NodeKey::Str(s),
-            _ => continue,
+        let Some(key) = node_key(eval(ctx, plan.key, &Scope::row(&t.names, row))?) else {
+            continue;
         };
         let Some(node) = ctx.read().node(&key)? else { continue };
         if !plan.labels.iter().all(|l| node.labels.contains(l)) {

@@ -12,7 +12,7 @@
 
 use super::ctx::Ctx;
 use super::eval::{eval, Scope};
-use super::{key_entry, MatchSite, Table};
+use super::{key_entry, node_key, MatchSite, Table};
 use crate::ast::{BinaryOp, Clause, Expr, NodePattern, PathKind, Projection, RelDirection};
 use crate::compare;
 use crate::engine::KEY_PROPERTY;
@@ -312,11 +312,7 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
                 // Not a node: the row-by-row match reports it.
                 _ => return Ok(None),
             },
-            WalkStart::Key(e) => match eval(ctx, e, &Scope::row(&t.names, row))? {
-                Value::Int(i) => seeds.push(NodeKey::Int(i)),
-                Value::String(s) if !s.is_empty() => seeds.push(NodeKey::Str(s)),
-                _ => {}
-            },
+            WalkStart::Key(e) => seeds.extend(node_key(eval(ctx, e, &Scope::row(&t.names, row))?)),
         }
     }
     if !plan.start_labels.is_empty() && !keep_labelled(ctx, plan.start_labels, &mut seeds, 0) {
@@ -741,17 +737,14 @@ pub(crate) fn plan_hops<'q>(ctx: &Ctx, site: &MatchSite<'_, 'q>) -> Option<HopsP
 /// joined within the bound, each item the path's length. The projection is marked as run.
 pub(crate) fn run_hops(ctx: &Ctx, plan: &HopsPlan, t: &Table) -> Result<Option<Table>> {
     let Some(txn) = ctx.snapshot() else { return Ok(None) };
-    let key = |e: &Expr, row: &[Value]| -> Result<Option<NodeKey>> {
-        Ok(match eval(ctx, e, &Scope::row(&t.names, row))? {
-            Value::Int(i) => Some(NodeKey::Int(i)),
-            Value::String(s) if !s.is_empty() => Some(NodeKey::Str(s)),
-            _ => None,
-        })
-    };
     let names = super::project::column_names(&plan.projection.items)?;
     let mut rows = Vec::new();
     for row in &t.rows {
-        let (Some(a), Some(b)) = (key(plan.from, row)?, key(plan.to, row)?) else {
+        let scope = Scope::row(&t.names, row);
+        let (Some(a), Some(b)) = (
+            node_key(eval(ctx, plan.from, &scope)?),
+            node_key(eval(ctx, plan.to, &scope)?),
+        ) else {
             continue;
         };
         if !ctx.live(&a)? || !ctx.live(&b)? {
