@@ -43,7 +43,10 @@ impl GraphHandle {
         py.detach(move || {
             let mut r = engine.query_with(text, &params, &opts)?;
             let columns = r.columns().to_vec();
-            let rows = r.take_rows()?;
+            let rows = match r.take_column()? {
+                Some(values) => Rows::Column(values),
+                None => Rows::Table(r.take_rows()?),
+            };
             // After the rows: PROFILE's counters are final once the result is consumed.
             let plan = r.plan().map(|p| p.render());
             Ok(QueryResult {
@@ -232,7 +235,7 @@ fn rel_value(py: Python<'_>, r: &RelRef, dicts: bool) -> PyResult<Py<PyAny>> {
     }
 }
 
-fn row_py<'py>(py: Python<'py>, row: &Row) -> PyResult<Bound<'py, PyTuple>> {
+fn row_py<'py>(py: Python<'py>, row: &[Value]) -> PyResult<Bound<'py, PyTuple>> {
     PyTuple::new(
         py,
         row.iter()
@@ -462,7 +465,7 @@ impl Relationship {
 #[pyclass(module = "hopdb._hopdb", frozen)]
 pub(crate) struct QueryResult {
     columns: Vec<String>,
-    rows: Vec<Row>,
+    rows: Rows,
     stats: QueryStats,
     plan: Option<String>,
 }
@@ -507,7 +510,7 @@ impl QueryResult {
         if i < 0 || i >= n {
             return Err(PyIndexError::new_err("result row index out of range"));
         }
-        row_py(py, &self.rows[i as usize])
+        row_py(py, self.rows.row(i as usize))
     }
     /// One column's values as a list, row by row (the Neo4j Python driver's
     /// ``Result.value``): ``key`` is the column's index or name; a column the result does not
@@ -542,7 +545,7 @@ impl QueryResult {
     fn values<'py>(&self, py: Python<'py>, keys: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyList>> {
         let cols = self.selected(keys)?;
         let out = PyList::empty(py);
-        for row in &self.rows {
+        for row in self.rows.iter() {
             let vals = cols.iter().map(|c| cell(py, row, *c)).collect::<PyResult<Vec<_>>>()?;
             out.append(PyList::new(py, vals)?)?;
         }
@@ -571,7 +574,7 @@ impl QueryResult {
                 .collect::<PyResult<Vec<_>>>()?,
         };
         let out = PyList::empty(py);
-        for row in &self.rows {
+        for row in self.rows.iter() {
             let d = PyDict::new(py);
             for (name, c) in names.iter().zip(&cols) {
                 d.set_item(name, cell(py, row, *c)?)?;
@@ -618,6 +621,34 @@ impl QueryResult {
     }
 }
 
+/// A result's rows: as the engine's rows, or a one-column result's values (no vector per
+/// row; see `hopdb_cypher::QueryResult::take_column`).
+enum Rows {
+    Table(Vec<Row>),
+    Column(Vec<Value>),
+}
+
+impl Rows {
+    fn len(&self) -> usize {
+        match self {
+            Rows::Table(rows) => rows.len(),
+            Rows::Column(values) => values.len(),
+        }
+    }
+
+    /// Row `i` (`i < len()`).
+    fn row(&self, i: usize) -> &[Value] {
+        match self {
+            Rows::Table(rows) => &rows[i],
+            Rows::Column(values) => std::slice::from_ref(&values[i]),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &[Value]> {
+        (0..self.len()).map(|i| self.row(i))
+    }
+}
+
 impl QueryResult {
     /// The index of the column `key` names (an int index from 0, or a column name); `None`
     /// when the result has no such column. Other types are a TypeError.
@@ -655,7 +686,7 @@ impl QueryResult {
 }
 
 /// The value in column `c` of `row` (None for a column the result lacks).
-fn cell(py: Python<'_>, row: &Row, c: Option<usize>) -> PyResult<Py<PyAny>> {
+fn cell(py: Python<'_>, row: &[Value], c: Option<usize>) -> PyResult<Py<PyAny>> {
     match c.and_then(|c| row.get(c)) {
         Some(v) => value_py(py, v, false),
         None => Ok(py.None()),

@@ -1,29 +1,14 @@
 """Cypher from Python: ``Graph.query`` with parameters, ``QueryResult`` (columns, rows, len,
 indexing, stats, plan, dicts, pyarrow / Polars / pandas), ``Node`` / ``Relationship`` / path
-values, and ``CypherError`` with its Neo4j code and position.
-
-Tests marked ``needs_engine`` run queries for real: they skip, saying so, while hopdb-cypher's
-executor is the placeholder that rejects every query, and run once the engine is in."""
+values, and ``CypherError`` with its Neo4j code and position."""
 
 import datetime
+import importlib.util
 import threading
 
 import pytest
 
 import hopdb
-
-
-def _engine_ready() -> bool:
-    try:
-        hopdb.Graph().query("RETURN 1 AS one")
-        return True
-    except hopdb.CypherError as e:
-        # The placeholder executor rejects everything with this; any other error is a real one
-        # that the tests below should show.
-        return not (e.classification == "FeatureNotSupported" and "the executor" in e.message)
-
-
-needs_engine = pytest.mark.skipif(not _engine_ready(), reason="needs the Cypher engine (hopdb-cypher's executor)")
 
 
 def people() -> hopdb.Graph:
@@ -33,9 +18,6 @@ def people() -> hopdb.Graph:
         "(b:Person:Author {_key: 'charles', name: 'Charles'})"
     )
     return g
-
-
-# --- Without the engine: the API surface, parameter conversion, errors. ---
 
 
 def test_api_is_exported():
@@ -123,7 +105,6 @@ def test_closed_graph():
 # --- With the engine. ---
 
 
-@needs_engine
 def test_rows_columns_len_indexing_and_dicts():
     g = people()
     r = g.query("MATCH (p:Person) RETURN p.name AS name, p.born AS born ORDER BY name")
@@ -140,7 +121,6 @@ def test_rows_columns_len_indexing_and_dicts():
     assert "rows=2" in repr(r)
 
 
-@needs_engine
 def test_neo4j_driver_readers_value_values_data():
     """``value``, ``values`` and ``data`` as the Neo4j Python driver's ``Result`` defines them,
     checked against the rows the same result iterates."""
@@ -170,7 +150,41 @@ def test_neo4j_driver_readers_value_values_data():
     assert empty.value() == [] and empty.values() == [] and empty.data() == []
 
 
-@needs_engine
+def test_one_column_results_read_alike_whatever_made_them():
+    """A walk's one-column RETURN comes over as bare values (no row per value): every reader
+    gives what it gives for the same column made row by row (``WHERE true`` keeps the walk
+    off), and what the result's own rows say."""
+    g = hopdb.Graph()
+    g.query("UNWIND range(1, 30) AS i CREATE ({_key: 'n' + i, i: i})")
+    g.query("MATCH (a), (b) WHERE b.i = a.i + 1 OR b.i = a.i * 3 CREATE (a)-[:NEXT]->(b)")
+    g.project()
+    walk = "MATCH ({_key: $k})-[*1..3]->(n) RETURN DISTINCT n._key AS k"
+    rowwise = "MATCH ({_key: $k})-[*1..3]->(n) WHERE true RETURN DISTINCT n._key AS k"
+    assert "Walk" in g.query("PROFILE " + walk, {"k": "n2"}).plan
+    assert "Walk" not in g.query("PROFILE " + rowwise, {"k": "n2"}).plan
+    fast, slow = g.query(walk, {"k": "n2"}), g.query(rowwise, {"k": "n2"})
+    # The ends of 1..3 steps from n2 along i -> i + 1 and i -> 3i, counted here.
+    ends, frontier = set(), {2}
+    for _ in range(3):
+        frontier = {j for i in frontier for j in (i + 1, 3 * i) if j <= 30}
+        ends |= frontier
+    want = sorted(f"n{i}" for i in ends)
+    assert sorted(fast.value()) == sorted(slow.value()) == want
+    n = len(want)
+    rows = list(fast)
+    assert len(fast) == len(rows) == n and all(len(r) == 1 for r in rows)
+    assert fast.columns == ["k"] and fast[0] == rows[0] and fast[-1] == rows[-1]
+    with pytest.raises(IndexError):
+        fast[n]
+    assert fast.value() == fast.value("k") == fast.value(0) == [r[0] for r in rows]
+    assert fast.value("nope") == [None] * n
+    assert fast.values() == [list(r) for r in rows]
+    assert fast.data() == fast.to_dicts() == [{"k": r[0]} for r in rows]
+    if importlib.util.find_spec("pyarrow"):
+        assert fast.to_arrow().column("k").to_pylist() == [r[0] for r in rows]
+    assert f"rows={n}" in repr(fast)
+
+
 def test_write_stats():
     g = hopdb.Graph()
     r = g.query("CREATE (:A {x: 1, y: 2})-[:R]->(:B)")
@@ -182,7 +196,6 @@ def test_write_stats():
     assert g.node_count() == 1
 
 
-@needs_engine
 def test_parameters_round_trip():
     g = hopdb.Graph()
     params = {"n": None, "b": True, "i": -(2**63), "f": 1.5, "s": "ü", "l": [1, "x", [None]], "m": {"k": {"z": 1}}, "t": (1, 2)}
@@ -196,7 +209,6 @@ def test_parameters_round_trip():
     assert info.value.code == "Neo.ClientError.Statement.ParameterMissing"
 
 
-@needs_engine
 def test_nodes_relationships_and_paths():
     g = people()
     (a, r, b, p) = g.query("MATCH p = (a {_key: 'ada'})-[r:KNOWS]->(b) RETURN a, r, b, p")[0]
@@ -230,7 +242,6 @@ def test_nodes_relationships_and_paths():
     assert repr(a).startswith("Node(") and "'ada'" in repr(a) and repr(r).startswith("Relationship(")
 
 
-@needs_engine
 def test_syntax_errors_have_a_position():
     g = hopdb.Graph()
     with pytest.raises(hopdb.CypherError) as info:
@@ -243,14 +254,12 @@ def test_syntax_errors_have_a_position():
     assert info.value.code == "Neo.ClientError.Statement.ArgumentError" and info.value.line is None
 
 
-@needs_engine
 def test_explain_has_a_plan():
     g = people()
     r = g.query("EXPLAIN MATCH (p:Person) RETURN p")
     assert isinstance(r.plan, str) and r.plan.strip()
 
 
-@needs_engine
 def test_tables():
     pa = pytest.importorskip("pyarrow")
     g = people()
@@ -276,7 +285,6 @@ def test_tables():
     assert empty.column_names == ["name"] and empty.num_rows == 0
 
 
-@needs_engine
 def test_threads_share_the_engine():
     g = people()
     errors = []

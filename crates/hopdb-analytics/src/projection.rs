@@ -289,6 +289,10 @@ impl GraphProjection {
     pub fn key(&self, index: u32) -> &NodeKey {
         &self.keys[index as usize]
     }
+    /// Whether this projection holds each node's labels as a mask (see [`Self::has_labels`]).
+    pub fn has_label_masks(&self) -> bool {
+        self.labels.is_some()
+    }
     /// Whether the node at dense `index` has every label of catalog ids `ids`
     /// (`ReadTxn::label_id_named`); `None` when this projection holds no label masks (a
     /// label id of 64 or more). Panics when `index >= node_count()`.

@@ -6,7 +6,7 @@ use crate::exec::ctx::{Ctx, Store};
 use crate::exec::procedures::registry::{ProcedureFn, ProcedureRegistry, ProcedureSignature};
 use crate::exec::{self, Table};
 use crate::plan::{Plan, PlanCache};
-use crate::result::{PlanDescription, QueryResult, QueryStats};
+use crate::result::{ColumnRows, PlanDescription, QueryResult, QueryStats, RowSource};
 use crate::schema;
 use crate::value::Value;
 use hopdb_database::{Control, Database, WriteTxn};
@@ -140,14 +140,18 @@ impl QueryEngine {
             ctx.profile = Some(Vec::new());
         }
         exec::procedures::check_query(&ctx, q)?;
+        if let (None, true, Some(Clause::Return(p))) = (&ctx.profile, q.unions.is_empty(), q.first.clauses.last()) {
+            ctx.final_return = Some(p);
+        }
         let mut t = exec::run_query(&mut ctx, q, Table::unit())?;
         if t.names.is_empty() {
             // No columns (a query ending in an update, a standalone call of a void procedure).
             t.rows.clear();
         }
+        let mut column = ctx.column.take();
         // In place: the rows keep their vectors. Scalars (most columns: keys, properties,
         // counts) have nothing to fill and stay where they are.
-        for v in t.rows.iter_mut().flatten() {
+        for v in t.rows.iter_mut().flatten().chain(column.iter_mut().flatten()) {
             if matches!(
                 v,
                 Value::Node(_) | Value::Relationship(_) | Value::Path(_) | Value::List(_) | Value::Map(_)
@@ -155,12 +159,15 @@ impl QueryEngine {
                 *v = ctx.materialize(std::mem::replace(v, Value::Null))?;
             }
         }
-        let rows = VecDeque::from(t.rows);
+        let rows: Box<dyn RowSource> = match column {
+            Some(values) => Box::new(ColumnRows(values.into_iter())),
+            None => Box::new(VecDeque::from(t.rows)),
+        };
         let stats = ctx.stats;
         let plan_desc = ctx.profile.take().map(profile_description);
         let result = QueryResult {
             columns: t.names.into(),
-            rows: Box::new(rows),
+            rows,
             stats,
             plan: plan_desc,
         };

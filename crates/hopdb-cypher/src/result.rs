@@ -103,6 +103,29 @@ pub(crate) trait RowSource: Send {
         }
         Ok(out)
     }
+
+    /// Every remaining row's only value (for a one-column result).
+    fn rest_column(&mut self) -> Result<Vec<Value>> {
+        Ok(self
+            .rest()?
+            .into_iter()
+            .map(|mut r| r.pop().unwrap_or(Value::Null))
+            .collect())
+    }
+}
+
+/// A one-column result's values, kept without a vector per row until a row is asked for.
+pub(crate) struct ColumnRows(pub std::vec::IntoIter<Value>);
+
+impl RowSource for ColumnRows {
+    fn next_row(&mut self) -> Result<Option<Row>> {
+        Ok(self.0.next().map(|v| vec![v]))
+    }
+
+    fn rest_column(&mut self) -> Result<Vec<Value>> {
+        // Collecting a whole `IntoIter` reuses its buffer: no copy.
+        Ok(std::mem::take(&mut self.0).collect())
+    }
 }
 
 impl RowSource for VecDeque<Row> {
@@ -159,6 +182,15 @@ impl QueryResult {
     /// Every remaining row, leaving the result empty (its columns, counters and plan stay).
     pub fn take_rows(&mut self) -> Result<Vec<Row>> {
         self.rows.rest()
+    }
+    /// Every remaining value of a one-column result, in row order (the fast way to read a
+    /// list of keys: no vector per row), leaving the result empty; `None`, taking nothing,
+    /// when the result has more or fewer columns than one.
+    pub fn take_column(&mut self) -> Result<Option<Vec<Value>>> {
+        match self.columns.len() {
+            1 => self.rows.rest_column().map(Some),
+            _ => Ok(None),
+        }
     }
     /// What the query changed.
     pub fn stats(&self) -> &QueryStats {

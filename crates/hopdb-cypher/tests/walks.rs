@@ -110,6 +110,19 @@ fn rows(e: &QueryEngine, q: &str, p: &Params) -> Vec<Vec<Value>> {
         .unwrap()
 }
 
+/// A new in-memory store holding what `create` makes, with a projection of it when `project`.
+fn small_graph(create: &str, project: bool) -> QueryEngine {
+    let db = Database::in_memory();
+    let e = QueryEngine::new(db.clone());
+    rows(&e, create, &params! {});
+    if project {
+        db.analytics()
+            .projection(&ProjectionSpec::all(), &Control::default())
+            .unwrap();
+    }
+    e
+}
+
 fn sorted(mut r: Vec<Vec<Value>>) -> Vec<String> {
     let mut out: Vec<String> = r.drain(..).map(|x| format!("{x:?}")).collect();
     out.sort();
@@ -330,6 +343,12 @@ fn check_all(e: &QueryEngine, seeds: &[i64], stage: &str) -> usize {
             assert_eq!(walks(reference), 0, "{stage}: {reference} should not walk");
             let want = rows(e, reference, &p);
             let ctx = || format!("{stage}, seed {s}: {planned}");
+            if got.first().is_some_and(|r| r.len() == 1) {
+                // A one-column answer read whole is the rows' values in order.
+                let column = e.query(planned, &p).unwrap().take_column().unwrap();
+                let by_row: Vec<Value> = got.iter().map(|r| r[0].clone()).collect();
+                assert_eq!(column, Some(by_row), "{}: take_column", ctx());
+            }
             match cmp {
                 Cmp::Exact => assert_eq!(got, want, "{}", ctx()),
                 Cmp::Bag => assert_eq!(sorted(got.clone()), sorted(want.clone()), "{}", ctx()),
@@ -518,16 +537,10 @@ fn label_checks_from_the_projection_answer_as_the_store_on_email_eu_core() {
 
 #[test]
 fn walks_inside_a_writing_query_see_its_writes() {
-    let db = Database::in_memory();
-    let e = QueryEngine::new(db.clone());
-    rows(
-        &e,
+    let e = small_graph(
         "CREATE (c {_key: 'c'})-[:A]->(e {_key: 'e'}), (d {_key: 'd'})-[:A]->(e)",
-        &params! {},
+        true,
     );
-    db.analytics()
-        .projection(&ProjectionSpec::all(), &Control::default())
-        .unwrap();
     // The query's own relationship to `e` counts, though neither the projection nor the
     // committed store has it yet.
     let got = rows(
@@ -545,6 +558,64 @@ fn walks_inside_a_writing_query_see_its_writes() {
     );
 }
 
+/// A walk hands the final RETURN's one column over whole (no vector per row). Only that
+/// RETURN: a walk inside a UNION part or a subquery returns rows as before, and
+/// `take_column` reads any one-column result, whatever made it.
+#[test]
+fn one_column_results_read_whole_and_row_by_row_alike() {
+    let e = small_graph(
+        "CREATE (a {_key: 'a'})-[:A]->(b {_key: 'b'})-[:A]->(c {_key: 'c'}), (a)-[:A]->(d {_key: 'd'}), \
+         (x {_key: 'x'})-[:A]->(c)",
+        true,
+    );
+    let p = params! { "k" => Value::String("a".into()), "j" => Value::String("x".into()) };
+    let keys = |q: &str| -> Vec<String> {
+        let mut r = e.query(q, &p).unwrap_or_else(|err| panic!("{q}: {err}"));
+        let mut out: Vec<String> = r
+            .take_column()
+            .unwrap()
+            .unwrap_or_else(|| panic!("{q}: one column"))
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => panic!("{q}: {other:?}"),
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let walk = "MATCH ({_key: $k})-[*1..3]->(n) RETURN DISTINCT n._key AS k";
+    assert!(profiled_ops(&e, walk, &p).iter().any(|o| o == "Walk"));
+    assert_eq!(keys(walk), ["b", "c", "d"]);
+    // Row by row, the same values, one per row.
+    let by_row: Vec<Vec<Value>> = rows(&e, walk, &p);
+    assert!(by_row.iter().all(|r| r.len() == 1));
+    assert_eq!(by_row.len(), 3);
+    // The walk of a UNION part, of a subquery, and of a WITH before the RETURN.
+    let other = "MATCH ({_key: $j})-[*1..3]->(n) RETURN DISTINCT n._key AS k";
+    assert_eq!(keys(&format!("{walk} UNION {other}")), ["b", "c", "d"]);
+    assert_eq!(keys(&format!("{walk} UNION ALL {other}")), ["b", "c", "c", "d"]);
+    assert_eq!(
+        keys("MATCH (m) WHERE count { MATCH (m)-[*1..3]->(n) RETURN DISTINCT n._key } = 3 RETURN m._key"),
+        ["a"]
+    );
+    assert_eq!(
+        keys("MATCH ({_key: $k})-[*1..3]->(n) WITH DISTINCT n._key AS k RETURN k + '!' AS k"),
+        ["b!", "c!", "d!"]
+    );
+    // A one-column result the general projection made.
+    assert_eq!(keys("MATCH (n) WHERE n._key > 'b' RETURN n._key"), ["c", "d", "x"]);
+    // Two columns: no column to take, and the rows are left for reading.
+    let mut two = e
+        .query("MATCH ({_key: $k})-[*1..3]->(n) RETURN DISTINCT n._key, 1", &p)
+        .unwrap();
+    assert_eq!(two.take_column().unwrap(), None);
+    assert_eq!(two.take_rows().unwrap().len(), 3);
+    // PROFILE counts the walk's rows (its RETURN keeps rows).
+    let r = e.query(&format!("PROFILE {walk}"), &p).unwrap();
+    assert_eq!(r.collect_rows().unwrap().len(), 3);
+}
+
 /// The operators PROFILE reports for `q`, first to last.
 fn profiled_ops(e: &QueryEngine, q: &str, p: &Params) -> Vec<String> {
     let r = e.query(&format!("PROFILE {q}"), p).unwrap();
@@ -559,13 +630,10 @@ fn profiled_ops(e: &QueryEngine, q: &str, p: &Params) -> Vec<String> {
 
 #[test]
 fn chained_shapes_walk_once() {
-    let db = Database::in_memory();
-    let e = QueryEngine::new(db.clone());
-    rows(
-        &e,
+    let e = small_graph(
         "CREATE (a {_key: 'a'})<-[:A]-(c {_key: 'c'})-[:A]->(b {_key: 'b'}), (c)-[:A]->(a), \
          (d {_key: 'd'})-[:A]->(b), (d)-[:B]->(x {_key: 'x'})",
-        &params! {},
+        false,
     );
     let p = params! { "ks" => Value::List(vec![Value::String("a".into()), Value::String("gone".into())]) };
     let q7 = "UNWIND $ks AS i MATCH ({_key: i})<-[:A]-(c) WITH DISTINCT c MATCH (c)-[:A]->(f) RETURN DISTINCT f._key";

@@ -92,14 +92,28 @@ fn edge_between_projected(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) 
     })
 }
 
+/// The store's direction for a pattern's, read from the pattern's first node.
+pub(crate) fn store_direction(d: RelDirection) -> Direction {
+    match d {
+        RelDirection::Right => Direction::Out,
+        RelDirection::Left => Direction::In,
+        RelDirection::Both => Direction::Both,
+    }
+}
+
+/// The pattern's direction for the store's (the inverse of [`store_direction`]).
+pub(crate) fn pattern_direction(d: Direction) -> RelDirection {
+    match d {
+        Direction::Out => RelDirection::Right,
+        Direction::In => RelDirection::Left,
+        Direction::Both => RelDirection::Both,
+    }
+}
+
 /// The analytics layer's path query for a relationship pattern.
 pub(crate) fn path_query(rp: &RelPattern, max: u64) -> hopdb_database::PathQuery {
     hopdb_database::PathQuery {
-        dir: match rp.direction {
-            RelDirection::Right => Direction::Out,
-            RelDirection::Left => Direction::In,
-            RelDirection::Both => Direction::Both,
-        },
+        dir: store_direction(rp.direction),
         types: (!rp.types.is_empty()).then(|| rp.types.clone()),
         max_hops: u32::try_from(max).unwrap_or(u32::MAX),
         via: hopdb_database::Via::Auto,
@@ -120,11 +134,7 @@ pub(crate) fn expand_lazily<'c>(ctx: &'c Ctx, key: &NodeKey, dir: RelDirection, 
     if let Some(rels) = expand_projected(ctx, key, dir, types) {
         return Ok(rels);
     }
-    let d = match dir {
-        RelDirection::Right => Direction::Out,
-        RelDirection::Left => Direction::In,
-        RelDirection::Both => Direction::Both,
-    };
+    let d = store_direction(dir);
     let g = ctx.read();
     let mut out = Vec::new();
     let mut push = |edges: Vec<hopdb_database::Edge>| {

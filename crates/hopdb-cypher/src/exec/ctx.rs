@@ -1,6 +1,7 @@
 //! The execution context: the store (a snapshot or the query's write transaction), the
 //! parameters, the statement clock, update counters, and a cache of the entities read.
 
+use crate::ast::Projection;
 use crate::engine::{Params, KEY_PROPERTY};
 use crate::error::{CypherError, ErrorClass, Result};
 use crate::functions::GraphAccess;
@@ -123,6 +124,12 @@ pub(crate) struct Ctx<'t, 'p> {
     /// The clause just run produced rows the next projection's DISTINCT cannot reduce (each
     /// end node once, projected to one value per node): it skips its duplicate check.
     pub distinct_rows: std::cell::Cell<bool>,
+    /// The query's last RETURN when its values may come back as one column (a top-level
+    /// query, no UNION, not profiled). Compared by address only, never read through.
+    pub final_return: Option<*const Projection>,
+    /// That RETURN's values, when it has one column and a walk projected it: no vector per
+    /// row (the table it returned holds the names and no rows; the engine takes these).
+    pub column: std::cell::Cell<Option<Vec<Value>>>,
 }
 
 impl<'t, 'p> Ctx<'t, 'p> {
@@ -157,7 +164,15 @@ impl<'t, 'p> Ctx<'t, 'p> {
             fused: std::cell::Cell::new(None),
             chained: std::cell::Cell::new(0),
             distinct_rows: std::cell::Cell::new(false),
+            final_return: None,
+            column: std::cell::Cell::new(None),
         }
+    }
+
+    /// Whether `p` is the query's last RETURN and has one column, so its values may be
+    /// handed over as [`Ctx::column`].
+    pub fn returns_column(&self, p: &Projection) -> bool {
+        p.items.len() == 1 && self.final_return.is_some_and(|f| std::ptr::eq(f, p))
     }
 
     /// The projection-backed adjacency of a read-only query whose snapshot a cached
@@ -187,16 +202,22 @@ impl<'t, 'p> Ctx<'t, 'p> {
     /// Whether node `key` has every one of `labels`, from the fresh projection's label masks
     /// (no node read); `None` when there is no fresh projection or it holds no masks.
     pub fn has_labels_projected(&self, key: &NodeKey, labels: &[String]) -> Option<bool> {
+        self.projected_label_check(labels).map(|has| has(key))
+    }
+
+    /// [`Ctx::has_labels_projected`] for many nodes: the labels' ids are looked up once.
+    pub fn projected_label_check(&self, labels: &[String]) -> Option<impl Fn(&NodeKey) -> bool + '_> {
         let (fast, txn) = (self.fast_adj()?, self.snapshot()?);
-        let Some(u) = fast.proj.index_of_key(key) else {
+        if !fast.proj.has_label_masks() {
+            return None;
+        }
+        // A label the catalog does not know: no node has it.
+        let ids: Option<Vec<u32>> = labels.iter().map(|l| txn.label_id_named(l)).collect();
+        Some(move |key: &NodeKey| match (&ids, fast.proj.index_of_key(key)) {
+            (Some(ids), Some(u)) => fast.proj.has_labels(u, ids) == Some(true),
             // Not in the snapshot: no node to have them.
-            return Some(false);
-        };
-        fast.proj.has_labels(u, &[])?;
-        Some(labels.iter().all(|l| {
-            txn.label_id_named(l)
-                .is_some_and(|id| fast.proj.has_labels(u, &[id]) == Some(true))
-        }))
+            _ => false,
+        })
     }
 
     /// The read-only snapshot, for the analytics layer's calls (`None` in a write transaction,

@@ -19,7 +19,7 @@ use crate::engine::KEY_PROPERTY;
 use crate::error::Result;
 use crate::functions;
 use crate::value::{NodeRef, Value};
-use hopdb_database::{Direction, NodeKey, ReadTxn, Step};
+use hopdb_database::{NodeKey, ReadTxn, Step};
 use std::cmp::Ordering;
 
 /// The hidden column holding each row's number of walks (`count(*)` sums it).
@@ -127,12 +127,11 @@ pub(crate) fn plan<'q>(ctx: &Ctx, site: &MatchSite<'_, 'q>) -> Result<Option<Wal
         if !directed_types(txn, &rp.types) {
             return Ok(None);
         }
-        let dir = match rp.direction {
-            RelDirection::Right => Direction::Out,
-            RelDirection::Left => Direction::In,
-            // An undirected step lists a self-loop once; the walks would meet it twice.
-            RelDirection::Both => return Ok(None),
-        };
+        // An undirected step lists a self-loop once; the walks would meet it twice.
+        if rp.direction == RelDirection::Both {
+            return Ok(None);
+        }
+        let dir = super::adjacency::store_direction(rp.direction);
         if k + 1 < el.chain.len() && !plain(np) {
             return Ok(None);
         }
@@ -315,7 +314,7 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
             WalkStart::Key(e) => seeds.extend(node_key(eval(ctx, e, &Scope::row(&t.names, row))?)),
         }
     }
-    if !plan.start_labels.is_empty() && !keep_labelled(ctx, plan.start_labels, &mut seeds, 0) {
+    if !keep_labelled(ctx, plan.start_labels, &mut seeds, 0, |k| k) {
         return Ok(None);
     }
     // The walks stop at a limit of ends they count before the end labels are checked: with
@@ -354,11 +353,7 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
         Mode::Each { limit } => {
             let [step] = plan.steps.as_slice() else { return Ok(None) };
             let Some(p) = plan.direct else { return Ok(None) };
-            let dir = match step.dir {
-                Direction::Out => RelDirection::Right,
-                Direction::In => RelDirection::Left,
-                Direction::Both => RelDirection::Both,
-            };
+            let dir = super::adjacency::pattern_direction(step.dir);
             let types = step.types.as_deref().unwrap_or(&[]);
             let limit = limit.unwrap_or(usize::MAX);
             let mut ends = Vec::new();
@@ -375,7 +370,7 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
                 if plan.exclude {
                     ends.retain(|e| e != seed);
                 }
-                if !keep_labelled(ctx, plan.end_labels, &mut ends, from) {
+                if !keep_labelled(ctx, plan.end_labels, &mut ends, from, |k| k) {
                     return Ok(None);
                 }
                 ends.truncate(limit);
@@ -404,7 +399,7 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
                         .value
                 }
             };
-            if !keep_labelled(ctx, plan.end_labels, &mut ends, 0) {
+            if !keep_labelled(ctx, plan.end_labels, &mut ends, 0, |k| k) {
                 return Ok(None);
             }
             ends.truncate(limit.unwrap_or(usize::MAX));
@@ -444,12 +439,9 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
                 .value;
             if labelled_ends {
                 // Filtering keeps the ranking's order, so the top ones are the first after it.
-                let mut ends: Vec<NodeKey> = counts.iter().map(|(e, _)| e.clone()).collect();
-                if !keep_labelled(ctx, plan.end_labels, &mut ends, 0) {
+                if !keep_labelled(ctx, plan.end_labels, &mut counts, 0, |(e, _)| e) {
                     return Ok(None);
                 }
-                let kept: rustc_hash::FxHashSet<NodeKey> = ends.into_iter().collect();
-                counts.retain(|(e, _)| kept.contains(e));
                 counts.truncate(n.unwrap_or(usize::MAX));
             }
             if let Some(p) = plan.direct {
@@ -467,25 +459,26 @@ pub(crate) fn run(ctx: &Ctx, plan: &WalkPlan, t: &Table) -> Result<Option<Table>
     Ok(Some(Table { names, rows }))
 }
 
-/// Keeps, of `keys[from..]`, the nodes that have every one of `labels`, read from the fresh
-/// projection's label masks; false (keys unchanged past `from`) when there are no masks to
+/// Keeps, of `items[from..]`, those whose node (`key`) has every one of `labels`, read from
+/// the fresh projection's label masks; false (items unchanged) when there are no masks to
 /// read, and the matcher must check the labels instead.
-fn keep_labelled(ctx: &Ctx, labels: &[String], keys: &mut Vec<NodeKey>, from: usize) -> bool {
+fn keep_labelled<T>(
+    ctx: &Ctx,
+    labels: &[String],
+    items: &mut Vec<T>,
+    from: usize,
+    key: impl Fn(&T) -> &NodeKey,
+) -> bool {
     if labels.is_empty() {
         return true;
     }
-    let mut verdicts = Vec::with_capacity(keys.len() - from);
-    for k in &keys[from..] {
-        match ctx.has_labels_projected(k, labels) {
-            Some(v) => verdicts.push(v),
-            None => return false,
-        }
-    }
-    let mut it = verdicts.into_iter();
+    let Some(has) = ctx.projected_label_check(labels) else {
+        return false;
+    };
     let mut at = 0;
-    keys.retain(|_| {
+    items.retain(|x| {
         at += 1;
-        at <= from || it.next().unwrap_or(false)
+        at <= from || has(key(x))
     });
     true
 }
@@ -500,7 +493,6 @@ fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) ->
     let take = super::project::limit_of(ctx, p)?;
     let matched = ends.len() as u64;
     let var = [end_var.to_string()];
-    let mut rows = Vec::with_capacity(ends.len().saturating_sub(skip).min(take));
     // A projection names at least one item; `*` never comes here.
     let Some((last, init)) = p.items.split_last() else {
         return Ok(Table {
@@ -508,8 +500,13 @@ fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) ->
             rows: Vec::new(),
         });
     };
-    for end in ends.into_iter().skip(skip).take(take) {
-        let mut out = Vec::with_capacity(p.items.len());
+    // `RETURN end._key` alone: the key itself, with no node value around it.
+    let key_only = init.is_empty() && matches!(&last.expr, Expr::Property(_, k) if k == KEY_PROPERTY);
+    let project = |end: NodeKey, out: &mut Vec<Value>| -> Result<()> {
+        if key_only {
+            out.push(key_into_value(end));
+            return Ok(());
+        }
         let node = [Value::Node(NodeRef::new(end))];
         for item in init {
             out.push(eval(ctx, &item.expr, &Scope::row(&var, &node))?);
@@ -519,10 +516,30 @@ fn project_ends(ctx: &Ctx, p: &Projection, end_var: &str, ends: Vec<NodeKey>) ->
             (Expr::Property(_, k), [Value::Node(n)]) if k == KEY_PROPERTY => key_into_value(n.key),
             (e, node) => eval(ctx, e, &Scope::row(&var, &node))?,
         });
+        Ok(())
+    };
+    let kept = ends.len().saturating_sub(skip).min(take);
+    let ends = ends.into_iter().skip(skip).take(take);
+    ctx.fused.set(Some(matched));
+    if ctx.returns_column(p) {
+        let mut column = Vec::with_capacity(kept);
+        for end in ends {
+            project(end, &mut column)?;
+            ctx.check_rows(column.len(), 1)?;
+        }
+        ctx.column.set(Some(column));
+        return Ok(Table {
+            names,
+            rows: Vec::new(),
+        });
+    }
+    let mut rows = Vec::with_capacity(kept);
+    for end in ends {
+        let mut out = Vec::with_capacity(p.items.len());
+        project(end, &mut out)?;
         rows.push(out);
         ctx.check_rows(rows.len(), names.len())?;
     }
-    ctx.fused.set(Some(matched));
     Ok(Table { names, rows })
 }
 
