@@ -33,6 +33,12 @@ pub enum CsrError {
         /// Edges given.
         edges: usize,
     },
+    /// More edges than 32-bit edge ids can name.
+    #[error("{edges} edges: edge ids are 32-bit, so at most 4,294,967,295 edges")]
+    TooManyEdges {
+        /// Edges given.
+        edges: usize,
+    },
 }
 
 /// One direction of adjacency over nodes `0..n`: the neighbours of `v` are
@@ -45,7 +51,9 @@ pub struct Csr {
     weights: Option<Vec<f64>>,
     /// Stable identity of each edge, shared by every view of it (out, in, undirected), so a
     /// traversal over several views can tell "same relationship" (openCypher uniqueness).
-    edge_ids: Option<Vec<u64>>,
+    /// 32 bits an entry (half of what `u64` ids cost: the three views of a projection hold
+    /// four entries per edge).
+    edge_ids: Option<Vec<u32>>,
     /// Flat position of the first negative or NaN weight, found once when building, so that
     /// shortest-path searches can refuse such a graph without scanning it per query.
     invalid_weight: Option<usize>,
@@ -63,7 +71,7 @@ impl Csr {
         n: u32,
         edges: &[(u32, u32)],
         weights: Option<&[f64]>,
-        ids: &[u64],
+        ids: &[u32],
     ) -> Result<Csr, CsrError> {
         if ids.len() != edges.len() {
             return Err(CsrError::IdCount {
@@ -74,7 +82,7 @@ impl Csr {
         Csr::build(n, edges, weights, Some(ids))
     }
 
-    fn build(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>, ids: Option<&[u64]>) -> Result<Csr, CsrError> {
+    fn build(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>, ids: Option<&[u32]>) -> Result<Csr, CsrError> {
         if let Some(w) = weights {
             if w.len() != edges.len() {
                 return Err(CsrError::WeightCount {
@@ -91,7 +99,7 @@ impl Csr {
 
     /// The counting sort behind [`Csr::build`], for input already checked: every endpoint
     /// `< n`, weights and ids (when given) parallel to `edges`.
-    fn assemble(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>, ids: Option<&[u64]>) -> Csr {
+    fn assemble(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>, ids: Option<&[u32]>) -> Csr {
         let mut offsets = vec![0u64; n as usize + 1];
         for &(src, _) in edges {
             offsets[src as usize + 1] += 1;
@@ -102,7 +110,7 @@ impl Csr {
         let mut cursor: Vec<u64> = offsets[..n as usize].to_vec();
         let mut targets = vec![0u32; edges.len()];
         let mut ws = weights.map(|_| vec![0f64; edges.len()]);
-        let mut is = ids.map(|_| vec![0u64; edges.len()]);
+        let mut is = ids.map(|_| vec![0u32; edges.len()]);
         for (i, &(src, dst)) in edges.iter().enumerate() {
             let at = cursor[src as usize] as usize;
             cursor[src as usize] += 1;
@@ -139,7 +147,7 @@ impl Csr {
             }
             return;
         }
-        let mut row: Vec<(u32, f64, u64)> = Vec::new();
+        let mut row: Vec<(u32, f64, u32)> = Vec::new();
         for v in 0..self.node_count() as usize {
             let (lo, hi) = (self.offsets[v] as usize, self.offsets[v + 1] as usize);
             row.clear();
@@ -175,21 +183,32 @@ impl Csr {
     /// both copies of an edge share one id (openCypher `-[]-` must not use it twice).
     pub fn undirected(&self) -> Csr {
         let m = self.targets.len();
+        // Positions as ids only while they fit in 32 bits (a view without ids that large has
+        // no ids in its undirected view either: `edge_key` then is the position there).
+        let ids_from_positions = self.edge_ids.is_none() && u32::try_from(m).is_ok();
+        let keep_ids = self.edge_ids.is_some() || ids_from_positions;
         let mut edges = Vec::with_capacity(2 * m);
         let mut ws = self.weights.as_ref().map(|_| Vec::with_capacity(2 * m));
-        let mut ids = Vec::with_capacity(2 * m);
+        let mut ids = Vec::with_capacity(if keep_ids { 2 * m } else { 0 });
         for (k, (s, d)) in self.edges().enumerate() {
-            let id = self.edge_ids.as_ref().map_or(k as u64, |i| i[k]);
             edges.push((s, d));
             edges.push((d, s));
-            ids.push(id);
-            ids.push(id);
+            if keep_ids {
+                let id = self.edge_ids.as_ref().map_or(k as u32, |i| i[k]);
+                ids.push(id);
+                ids.push(id);
+            }
             if let (Some(out), Some(w)) = (ws.as_mut(), self.weights.as_ref()) {
                 out.push(w[k]);
                 out.push(w[k]);
             }
         }
-        Csr::assemble(self.node_count(), &edges, ws.as_deref(), Some(&ids))
+        Csr::assemble(
+            self.node_count(),
+            &edges,
+            ws.as_deref(),
+            keep_ids.then_some(ids.as_slice()),
+        )
     }
 
     /// The simple undirected graph underneath (NetworkX's `nx.Graph(edges)`): each neighbour
@@ -293,7 +312,7 @@ impl Csr {
     }
 
     /// Edge ids parallel to [`Csr::neighbors`], or `None` when built without ids.
-    pub fn edge_ids(&self, v: u32) -> Option<&[u64]> {
+    pub fn edge_ids(&self, v: u32) -> Option<&[u32]> {
         let (lo, hi) = (self.offsets[v as usize] as usize, self.offsets[v as usize + 1] as usize);
         self.edge_ids.as_ref().map(|i| &i[lo..hi])
     }
@@ -307,7 +326,7 @@ impl Csr {
     /// (unique within one view only).
     pub fn edge_key(&self, v: u32, i: usize) -> u64 {
         let at = self.offsets[v as usize] as usize + i;
-        self.edge_ids.as_ref().map_or(at as u64, |ids| ids[at])
+        self.edge_ids.as_ref().map_or(at as u64, |ids| u64::from(ids[at]))
     }
 
     /// Where row `v` starts in the flat edge arrays (for per-edge side tables).
@@ -325,7 +344,7 @@ impl Csr {
         self.offsets.len() * 8
             + self.targets.len() * 4
             + self.weights.as_ref().map_or(0, |w| w.len() * 8)
-            + self.edge_ids.as_ref().map_or(0, |i| i.len() * 8)
+            + self.edge_ids.as_ref().map_or(0, |i| i.len() * 4)
     }
 }
 
@@ -343,7 +362,8 @@ impl Projection {
     /// Builds both directions from `(source, target)` pairs over nodes `0..n`, with optional
     /// weights parallel to `edges`; edge `i` gets id `i`.
     pub fn from_edges(n: u32, edges: &[(u32, u32)], weights: Option<&[f64]>) -> Result<Projection, CsrError> {
-        let ids: Vec<u64> = (0..edges.len() as u64).collect();
+        let m = u32::try_from(edges.len()).map_err(|_| CsrError::TooManyEdges { edges: edges.len() })?;
+        let ids: Vec<u32> = (0..m).collect();
         let out = Csr::from_edges_with_ids(n, edges, weights, &ids)?;
         let inc = out.transpose();
         Ok(Projection { out, inc })

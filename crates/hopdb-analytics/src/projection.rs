@@ -203,14 +203,29 @@ impl GraphProjection {
         ctrl.check()?;
         let n = ids.len() as u32;
         let stored = edges.len() as u64;
+        // Grown by doubling while scanning: up to half of each would be slack for as long as
+        // the projection lives.
+        ids.shrink_to_fit();
+        keys.shrink_to_fit();
+        dense.shrink_to_fit();
+        edge_types.shrink_to_fit();
+        if let Some(l) = labels.as_mut() {
+            l.shrink_to_fit();
+        }
         // Refuse before allocating the views: the scan's vectors plus the three adjacency
-        // views (each entry a 4-byte target, an 8-byte edge id and maybe an 8-byte weight;
+        // views (each entry a 4-byte target, a 4-byte edge id and maybe an 8-byte weight;
         // `both` holds every edge twice, `out` and `inc` the undirected ones twice).
-        let entry = 12 + if spec.weighted { 8 } else { 0 };
+        let entry = 8 + if spec.weighted { 8 } else { 0 };
         let views = (2 * edges.len() + 2 * (edges.len() + undirected_at.len())) * entry + 3 * (ids.len() + 1) * 8;
-        let scanned = nodes_held + edges.len() * 8 + edge_types.len() * 4 + weights.len() * 8 + edges.len() * 8;
+        let scanned = nodes_held + edges.len() * 8 + edge_types.len() * 4 + weights.len() * 8 + edges.len() * 4;
         ctrl.check_memory(scanned + views)?;
-        let mut edge_ids: Vec<u64> = (0..stored).collect();
+        let Ok(stored_ids) = u32::try_from(stored) else {
+            return Err(AnalyticsError::TooLarge(format!(
+                "{stored} edges; projections hold at most {}",
+                u32::MAX
+            )));
+        };
+        let mut edge_ids: Vec<u32> = (0..stored_ids).collect();
         let w = spec.weighted.then_some(weights.as_slice());
         // The symmetric view: every edge in both rows, one id.
         let both = Csr::from_edges_with_ids(n, &edges, w, &edge_ids)?.undirected();
@@ -219,7 +234,7 @@ impl GraphProjection {
         for &i in &undirected_at {
             let (s, d) = edges[i];
             edges.push((d, s));
-            edge_ids.push(i as u64);
+            edge_ids.push(i as u32);
             if spec.weighted {
                 weights.push(weights[i]);
             }

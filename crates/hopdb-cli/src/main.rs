@@ -147,9 +147,10 @@ enum Cmd {
 
 fn main() {
     let cli = Cli::parse();
-    // A server's connections and failures are worth seeing by default.
+    // A server's connections and failures are worth seeing by default, and so is its own
+    // start-up work (the projection build, `serve_cmd.rs`).
     let default_filter = match cli.cmd {
-        Cmd::Serve(_) => "warn,hopdb_server=info",
+        Cmd::Serve(_) => "warn,hopdb_server=info,hopdb=info",
         _ => "warn",
     };
     tracing_subscriber::fmt()

@@ -339,6 +339,11 @@ fn scan_opts(cf: Cf, prefix: &[u8]) -> ReadOptions {
     if let Some(ub) = prefix_successor(prefix) {
         ro.set_iterate_upper_bound(ub);
     }
+    // A whole-family scan (a projection build, an export, a check) reads each block once:
+    // caching them would evict the point reads' working set and grow the cache to its bound.
+    if prefix.is_empty() {
+        ro.fill_cache(false);
+    }
     ro
 }
 
