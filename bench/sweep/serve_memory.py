@@ -17,11 +17,12 @@ The store and queries are bench/deep's S=1 store and bench/sweep's S=1 queries f
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import time
 from pathlib import Path
+
+from bench.engines.base import free_port
 
 DATA = Path.home() / ".cache/hopdb/bench-data"
 STORE = DATA / "deep/s1/hopdb/store"
@@ -38,12 +39,6 @@ def status(pid: int) -> dict:
             if line.startswith(("VmRSS:", "VmHWM:")):
                 out[line.split(":")[0]] = int(line.split()[1]) / 1024
     return out
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def one_round(binary: str, clients: int, window_s: float, log_path: Path) -> dict:

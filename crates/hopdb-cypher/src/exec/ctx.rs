@@ -205,18 +205,21 @@ impl<'t, 'p> Ctx<'t, 'p> {
         self.projected_label_check(labels).map(|has| has(key))
     }
 
-    /// [`Ctx::has_labels_projected`] for many nodes: the labels' ids are looked up once.
-    pub fn projected_label_check(&self, labels: &[String]) -> Option<impl Fn(&NodeKey) -> bool + '_> {
+    /// [`Ctx::has_labels_projected`] as one check for many nodes (the projection and snapshot
+    /// resolved once); `None` when there is no fresh projection or it holds no masks.
+    pub fn projected_label_check<'a>(&'a self, labels: &'a [String]) -> Option<impl Fn(&NodeKey) -> bool + 'a> {
         let (fast, txn) = (self.fast_adj()?, self.snapshot()?);
         if !fast.proj.has_label_masks() {
             return None;
         }
-        // A label the catalog does not know: no node has it.
-        let ids: Option<Vec<u32>> = labels.iter().map(|l| txn.label_id_named(l)).collect();
-        Some(move |key: &NodeKey| match (&ids, fast.proj.index_of_key(key)) {
-            (Some(ids), Some(u)) => fast.proj.has_labels(u, ids) == Some(true),
+        Some(move |key: &NodeKey| match fast.proj.index_of_key(key) {
+            // A label the catalog does not know: no node has it.
+            Some(u) => labels.iter().all(|l| {
+                txn.label_id_named(l)
+                    .is_some_and(|id| fast.proj.has_labels(u, &[id]) == Some(true))
+            }),
             // Not in the snapshot: no node to have them.
-            _ => false,
+            None => false,
         })
     }
 
@@ -463,6 +466,14 @@ pub(crate) fn key_value(k: &NodeKey) -> Value {
     match k {
         NodeKey::Int(i) => Value::Int(*i),
         NodeKey::Str(s) => Value::String(s.clone()),
+    }
+}
+
+/// [`key_value`] for a key no longer needed: moved, not copied.
+pub(crate) fn key_into_value(k: NodeKey) -> Value {
+    match k {
+        NodeKey::Str(s) => Value::String(s),
+        NodeKey::Int(i) => Value::Int(i),
     }
 }
 

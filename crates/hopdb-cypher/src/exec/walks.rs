@@ -10,7 +10,7 @@
 //! snapshot (read-only queries only). A count comes back as one row per end node with its
 //! number of walks in the hidden column [`WALKS`], which the projection sums for `count(*)`.
 
-use super::ctx::Ctx;
+use super::ctx::{key_into_value, Ctx};
 use super::eval::{eval, Scope};
 use super::{key_entry, node_key, MatchSite, Table};
 use crate::ast::{BinaryOp, Clause, Expr, NodePattern, PathKind, Projection, RelDirection};
@@ -568,14 +568,6 @@ fn project_counts(ctx: &Ctx, p: &Projection, ranked: Vec<(NodeKey, u64)>) -> Res
     }
     ctx.fused.set(Some(matched));
     Ok(Table { names, rows })
-}
-
-/// A key as the value `n._key` reads, moved rather than copied.
-fn key_into_value(k: NodeKey) -> Value {
-    match k {
-        NodeKey::Str(s) => Value::String(s),
-        NodeKey::Int(i) => Value::Int(i),
-    }
 }
 
 /// A value of the key's type (no allocation), for ordering keys of different types.
