@@ -130,7 +130,9 @@ class Graph(_GraphHandle):
     (survives power loss) or ``"none"`` (bulk work, then :meth:`flush`);
     ``create_missing_endpoints=False`` makes an edge write to a missing node fail;
     ``memory_mb`` sizes the caches and memtables together (default about 152 MiB; the
-    in-memory projection that :meth:`project` builds comes on top).
+    in-memory projection that :meth:`project` builds comes on top); ``projection_mb`` bounds
+    the projection that reads build on their own, in the background, when none is fresh
+    (default 512, or ``memory_mb`` when given; ``0`` never builds one unasked).
 
     >>> with Graph() as g:
     ...     g.upsert_edge("a", "KNOWS", "b")

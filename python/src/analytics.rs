@@ -442,7 +442,8 @@ impl GraphHandle {
         PyList::new(py, out)?.into_py_any(py)
     }
 
-    /// Builds (or reuses) the cached projection now; returns its build figures.
+    /// Builds (or reuses) the cached projection now, whatever `projection_mb` says (reads
+    /// build it in the background on their own when it fits); returns its build figures.
     fn project(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let db = self.db()?;
         let p = py

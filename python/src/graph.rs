@@ -194,7 +194,8 @@ macro_rules! read_methods {
             }
             /// Distinct neighbour keys of a node (itself too over a self-loop), at most `limit`,
             /// in storage order; NotFound if it does not exist. On the latest state this is
-            /// served from the in-memory projection when one is fresh (see `project`).
+            /// served from the in-memory projection when one is fresh (built in the background
+            /// after the first such read, within `projection_mb`; or by `project`).
             #[pyo3(signature = (key, direction="both", r#type=None, limit=None))]
             fn neighbors(
                 &self,
@@ -368,8 +369,11 @@ impl GraphHandle {
     /// None. `read_only` opens a store another process may be writing (a fixed view as of
     /// the open). `durability`: "process" (survives a crash of the process; default), "sync"
     /// (survives power loss) or "none" (bulk work; durable at the next flush or close).
+    /// `projection_mb`: the peak MiB an adjacency projection built without a `project()` call
+    /// may take (reads build one in the background when it fits; 0 never); default 512, or
+    /// `memory_mb` when that is given.
     #[new]
-    #[pyo3(signature = (path=None, *, read_only=false, durability="process", create_missing_endpoints=true, memory_mb=None))]
+    #[pyo3(signature = (path=None, *, read_only=false, durability="process", create_missing_endpoints=true, memory_mb=None, projection_mb=None))]
     fn new(
         py: Python<'_>,
         path: Option<std::path::PathBuf>,
@@ -377,6 +381,7 @@ impl GraphHandle {
         durability: &str,
         create_missing_endpoints: bool,
         memory_mb: Option<f64>,
+        projection_mb: Option<f64>,
     ) -> PyResult<Self> {
         let mut cfg = Config {
             access: if read_only {
@@ -408,6 +413,14 @@ impl GraphHandle {
                 )));
             }
             cfg = cfg.with_memory_budget((mb * 1048576.0) as usize);
+        }
+        if let Some(mb) = projection_mb {
+            if !(mb.is_finite() && mb >= 0.0) {
+                return Err(InvalidArgument::new_err(format!(
+                    "projection_mb is the unasked projection's peak in MiB, 0 or more, not {mb}"
+                )));
+            }
+            cfg.auto_projection_bytes = (mb * 1048576.0) as u64;
         }
         let db = py
             .detach(|| match &path {

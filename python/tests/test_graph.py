@@ -352,7 +352,7 @@ def test_path_patterns_match_networkx():
     nx = pytest.importorskip("networkx")
     path = datasets() / "snap-wiki-Vote" / "wiki-Vote.txt.gz"
     G = nx.DiGraph(load_edge_list(path))
-    g = hopdb.Graph()
+    g = hopdb.Graph(projection_mb=0)  # no projection built unasked: the first round reads the store
     g.import_files(edge_lists=[str(path)])
     step = {"out": G.successors, "in": G.predecessors}
 
@@ -405,6 +405,22 @@ def test_memory_budget_option(tmp_path):
     for bad in (0, 4, float("nan")):
         with pytest.raises(hopdb.InvalidArgument):
             hopdb.Graph(memory_mb=bad)
+
+
+def test_projection_budget_option():
+    """``projection_mb`` bounds the projection reads build on their own; answers are the same
+    with it off, on, and after the background build has had time to finish."""
+    edges = [(i, "R", (i * 7) % 3000) for i in range(3000)] + [(i, "R", i + 1) for i in range(2999)]
+    graphs = [hopdb.Graph(projection_mb=mb) for mb in (0, None, 64)]
+    for g in graphs:
+        g.upsert_edges(edges)
+    for _ in range(3):
+        answers = [(sorted(g.k_hop(0, 3)), [sorted(n) for n in g.neighbors_of([5, 2999], "both")], len(g.shortest_path(0, 2500))) for g in graphs]
+        assert answers[0] == answers[1] == answers[2]
+        time.sleep(0.2)
+    for bad in (-1, float("nan"), float("inf")):
+        with pytest.raises(hopdb.InvalidArgument, match="projection_mb"):
+            hopdb.Graph(projection_mb=bad)
 
 
 def test_timeouts_cancel_long_work():

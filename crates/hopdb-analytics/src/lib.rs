@@ -5,7 +5,9 @@
 //!   the cached projection when it is fresh (it reflects every commit so far), else on the
 //!   projection brought forward by the store's change log (the overlay: exactly the state of
 //!   the query's version), else straight on a snapshot of the store, touching only what they
-//!   visit — never on a stale projection, and never paying for a build;
+//!   visit — never on a stale projection, and never paying for a build (with
+//!   [`Analytics::with_auto_projection`], finding none fresh starts one in the background:
+//!   decision 0034);
 //! - **whole-graph algorithms** (PageRank, components, communities, triangles, centrality,
 //!   sampling, LightRAG's subgraph) run on a [`GraphProjection`]: a CSR image of one
 //!   snapshot, built on first use, cached, and rebuilt (visibly: [`Projected::rebuilt`]) when
@@ -28,6 +30,7 @@
 //! ```
 
 mod algorithms;
+mod auto;
 mod error;
 mod overlay;
 mod pattern;
@@ -35,7 +38,6 @@ mod point;
 mod projection;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use hopdb_algo::{AlgoError, Control, HopMode};
@@ -43,11 +45,13 @@ use hopdb_core::{Direction, Graph, NodeId, NodeKey, ReadTxn, TypeFilter};
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 pub use algorithms::{ClusterRow, Communities, NodeValues, Sampling, SubgraphKeys};
+pub use auto::estimated_build_bytes;
 pub use error::{AnalyticsError, Result};
 pub use hopdb_algo::{HierarchicalOptions, LeidenOptions, LouvainOptions, PageRankOptions, Personalization, Quality};
 pub use pattern::Step;
 pub use projection::{BuildInfo, GraphProjection, ProjectionSpec, SharedProjection};
 
+use auto::AutoProjection;
 use overlay::Overlay;
 use point::{Adjacency, ProjectionAdjacency, StoreAdjacency};
 
@@ -192,10 +196,11 @@ const SPLIT_LISTS_MIN: usize = 32;
 pub struct Analytics {
     graph: Graph,
     cache: Arc<Mutex<HashMap<ProjectionSpec, SharedProjection>>>,
-    /// Serialises builds of the same projection (two algorithms asking at once build once).
-    building: Mutex<()>,
-    background_refresh: bool,
-    refreshing: Arc<AtomicBool>,
+    /// Serialises builds of the same projection (two algorithms asking at once build once;
+    /// a background build and a `projection` call too).
+    building: Arc<Mutex<()>>,
+    /// Builds the all-types projection in the background when reads want it (decision 0034).
+    auto: AutoProjection,
     /// The all-types projection brought forward by the change log (decision 0010).
     overlay: Arc<RwLock<Option<Overlay>>>,
 }
@@ -296,20 +301,31 @@ impl Analytics {
         Analytics {
             graph,
             cache: Arc::new(Mutex::new(HashMap::new())),
-            building: Mutex::new(()),
-            background_refresh: false,
-            refreshing: Arc::new(AtomicBool::new(false)),
+            building: Arc::new(Mutex::new(())),
+            auto: AutoProjection::new(0),
             overlay: Arc::new(RwLock::new(None)),
         }
     }
 
-    /// When a point query in [`Via::Auto`] finds the cached all-types projection stale, rebuild
-    /// it on a background thread (one at a time) so later queries get it back. Off by default:
-    /// under a steady writer the rebuilt projection is stale again at once, and the rebuild
-    /// costs a core.
-    pub fn with_background_refresh(mut self, on: bool) -> Analytics {
-        self.background_refresh = on;
+    /// When a read that could run on the all-types projection ([`Via::Auto`] point queries,
+    /// [`Analytics::fresh_projection`]) finds none fresh, build one on a background thread if
+    /// its build takes at most `budget` bytes at its peak; 0 (the default of `new`) never
+    /// builds unasked. Builds are spaced so they take at most a fifth of a core, and further
+    /// apart while a writer keeps making them stale (decision 0034). `hopdb_database`'s
+    /// `Database` turns this on with the store's `Config::auto_projection_bytes`.
+    pub fn with_auto_projection(mut self, budget: u64) -> Analytics {
+        self.auto = AutoProjection::new(budget);
         self
+    }
+
+    /// The peak bytes an unasked build may take (0: none is built).
+    pub fn auto_projection_budget(&self) -> u64 {
+        self.auto.budget()
+    }
+
+    /// Whether an unasked projection build is running now.
+    pub fn is_building_in_background(&self) -> bool {
+        self.auto.is_building()
     }
 
     /// The store these analytics read.
@@ -395,10 +411,8 @@ impl Analytics {
                     if let Some(g) = self.overlay_at(v) {
                         return Ok(Source::Overlay(g, v));
                     }
-                    if self.background_refresh {
-                        self.refresh_in_background(ProjectionSpec::all());
-                    }
                 }
+                self.want_projection();
                 Ok(Source::Store)
             }
         }
@@ -446,23 +460,27 @@ impl Analytics {
         r.as_ref().is_some_and(covers).then_some(r)
     }
 
-    fn refresh_in_background(&self, spec: ProjectionSpec) {
-        if self.refreshing.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let (graph, flag, cache, overlay) = (
-            self.graph.clone(),
-            self.refreshing.clone(),
-            self.cache.clone(),
-            self.overlay.clone(),
-        );
-        std::thread::spawn(move || {
-            let txn = exact_snapshot(&graph);
-            match GraphProjection::build(&txn, &spec, &Control::default()) {
-                Ok(p) => install(&cache, &overlay, &spec, Arc::new(p)),
-                Err(e) => tracing::warn!(error = %e, "background projection refresh failed"),
+    /// A read found no fresh all-types projection: let the automatic build decide. The build
+    /// waits for any other build of it, and is skipped if that one left it fresh.
+    fn want_projection(&self) {
+        self.auto.wanted(&self.graph, || {
+            let (graph, cache, overlay, building) = (
+                self.graph.clone(),
+                self.cache.clone(),
+                self.overlay.clone(),
+                self.building.clone(),
+            );
+            move |ctrl: &Control| -> Result<()> {
+                let _one = building.lock();
+                let txn = exact_snapshot(&graph);
+                let spec = ProjectionSpec::all();
+                if cache.lock().get(&spec).is_some_and(|p| p.version() == txn.version()) {
+                    return Ok(());
+                }
+                let p = GraphProjection::build(&txn, &spec, ctrl)?;
+                install(&cache, &overlay, &spec, Arc::new(p));
+                Ok(())
             }
-            flag.store(false, Ordering::SeqCst);
         });
     }
 
@@ -730,8 +748,13 @@ impl Analytics {
 
     /// The cached projection of every edge type when it holds exactly `txn`'s snapshot (no
     /// build, no overlay): what a query engine lists adjacency from instead of the store.
+    /// When there is none, the automatic build may start one for later queries.
     pub fn fresh_projection(&self, txn: &ReadTxn) -> Option<SharedProjection> {
-        self.fresh(&ProjectionSpec::all(), txn.version())
+        let p = self.fresh(&ProjectionSpec::all(), txn.version());
+        if p.is_none() {
+            self.want_projection();
+        }
+        p
     }
 
     /// Runs a path pattern on a fresh projection, the overlay or the store (see `source`).
@@ -778,7 +801,7 @@ impl Analytics {
 
 /// A snapshot holding exactly the commits up to its version, if one comes within a few tries
 /// (a commit being published makes a snapshot inexact); else the last one taken.
-fn exact_snapshot(g: &Graph) -> ReadTxn {
+pub(crate) fn exact_snapshot(g: &Graph) -> ReadTxn {
     let mut txn = g.read();
     for _ in 0..100 {
         if txn.is_exact() {

@@ -2,7 +2,9 @@
 //! once over [`Adjacency`] so the same code runs on a store snapshot and on a projection.
 //!
 //! Their state is sparse (hash maps sized by what the query touches), not arrays sized by the
-//! graph: a `LIMIT 100` query on a 10M-node graph must not clear 40 MB first.
+//! graph: a `LIMIT 100` query on a 10M-node graph must not clear 40 MB first. A k-hop BFS
+//! on a projection moves to a bitmap only once it has visited enough for that to be smaller
+//! ([`Visited`]).
 
 use hopdb_algo::{AlgoError, Control, HopMode};
 use hopdb_core::{Direction, NodeKey, ReadTxn, TypeFilter};
@@ -46,6 +48,74 @@ pub(crate) trait Adjacency {
     /// them (to size hash tables up front); 0 when unknown.
     fn degree_hint(&self, _u: u64, _dir: Direction) -> usize {
         0
+    }
+    /// A bound every handle is below, when handles are dense (a projection's indices).
+    fn node_bound(&self) -> Option<u64> {
+        None
+    }
+    /// `u`'s neighbours along `dir` as one slice, when every edge listed is followed (a
+    /// projection walked with no type filter): a BFS then reads them without a call per edge.
+    fn slice(&self, _u: u64, _dir: Direction) -> Option<&[u32]> {
+        None
+    }
+}
+
+/// The nodes a BFS has reached: a hash set while few, a bitmap over the dense handles once a
+/// bitmap is the smaller (past `bound / 192` nodes at 24 bytes an entry), so a LIMIT query
+/// clears nothing sized by the graph and a deep one tests a bit per edge instead of hashing.
+pub(crate) struct Visited {
+    sparse: FxHashSet<u64>,
+    bits: Vec<u64>,
+    bound: Option<u64>,
+    len: usize,
+}
+
+impl Visited {
+    pub(crate) fn new(bound: Option<u64>) -> Visited {
+        Visited {
+            sparse: FxHashSet::default(),
+            bits: Vec::new(),
+            bound,
+            len: 0,
+        }
+    }
+
+    /// Adds `v`; true when it was not there.
+    #[inline]
+    pub(crate) fn insert(&mut self, v: u64) -> bool {
+        if !self.bits.is_empty() {
+            let (w, b) = ((v >> 6) as usize, 1u64 << (v & 63));
+            if self.bits[w] & b != 0 {
+                return false;
+            }
+            self.bits[w] |= b;
+            self.len += 1;
+            return true;
+        }
+        if !self.sparse.insert(v) {
+            return false;
+        }
+        self.len += 1;
+        if let Some(n) = self.bound {
+            if self.len as u64 > n / 192 + 64 {
+                self.bits = vec![0; n.div_ceil(64) as usize];
+                for u in self.sparse.drain() {
+                    self.bits[(u >> 6) as usize] |= 1 << (u & 63);
+                }
+                self.sparse = FxHashSet::default();
+            }
+        }
+        true
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes held, for the memory bound.
+    pub(crate) fn bytes(&self) -> usize {
+        self.sparse.len() * ENTRY_BYTES + self.bits.len() * 8
     }
 }
 
@@ -142,6 +212,22 @@ impl Adjacency for ProjectionAdjacency<'_> {
         };
         view.neighbors(u as u32).len()
     }
+
+    fn node_bound(&self) -> Option<u64> {
+        Some(u64::from(self.p.node_count()))
+    }
+
+    fn slice(&self, u: u64, dir: Direction) -> Option<&[u32]> {
+        if self.types != TypeFilter::All {
+            return None;
+        }
+        let view = match dir {
+            Direction::Out => &self.p.out,
+            Direction::In => &self.p.inc,
+            Direction::Both => &self.p.both,
+        };
+        Some(view.neighbors(u as u32))
+    }
 }
 
 /// The distinct neighbours of each node of `us` along `dir` (a node itself too over a
@@ -222,7 +308,7 @@ pub(crate) fn k_hop(
         return Ok(out);
     }
     let mut ticker = Ticker::new(ctrl);
-    let mut visited = FxHashSet::default();
+    let mut visited = Visited::new(adj.node_bound());
     visited.insert(start);
     let mut frontier = vec![start];
     let mut next = Vec::new();
@@ -230,9 +316,9 @@ pub(crate) fn k_hop(
     'levels: for depth in 1..=k {
         let collect = mode == HopMode::Within || depth == k;
         for &u in &frontier {
-            let mut full = false;
-            adj.for_each(u, dir, &mut |v, _, key| {
-                if let Err(e) = ticker.tick(|| (visited.len() + out.len()) * ENTRY_BYTES) {
+            // One neighbour: false stops the walk (an error, or the limit reached).
+            let mut reach = |v: u64, key: &dyn Fn() -> Result<NodeKey>| -> bool {
+                if let Err(e) = ticker.tick(|| visited.bytes() + out.len() * ENTRY_BYTES) {
                     failed = Some(e.into());
                     return false;
                 }
@@ -250,17 +336,25 @@ pub(crate) fn k_hop(
                             return false;
                         }
                     }
-                    if out.len() >= limit {
-                        full = true;
-                        return false;
-                    }
+                    return out.len() < limit;
                 }
                 true
-            })?;
+            };
+            let go_on = match adj.slice(u, dir) {
+                Some(nbrs) => nbrs.iter().all(|&v| reach(u64::from(v), &|| adj.key_of(u64::from(v)))),
+                None => {
+                    let mut go_on = true;
+                    adj.for_each(u, dir, &mut |v, _, key| {
+                        go_on = reach(v, key);
+                        go_on
+                    })?;
+                    go_on
+                }
+            };
             if let Some(e) = failed {
                 return Err(e);
             }
-            if full {
+            if !go_on {
                 break 'levels;
             }
         }
@@ -487,4 +581,34 @@ pub(crate) fn var_length_endpoints(
         Ok(out.len() < limit)
     })?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn visited_answers_as_a_hash_set_before_and_after_it_turns_into_a_bitmap() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for bound in [1u64, 63, 64, 65, 1_000, 200_000] {
+            let mut v = Visited::new(Some(bound));
+            let mut want = std::collections::HashSet::new();
+            for _ in 0..(bound * 2).min(50_000) {
+                let x = rng.random_range(0..bound);
+                assert_eq!(v.insert(x), want.insert(x), "bound {bound}, {x}");
+                assert_eq!(v.len(), want.len());
+            }
+            // Past bound / 192 + 64 entries it holds a bitmap: bound / 8 bytes, no entries.
+            if want.len() as u64 > bound / 192 + 64 {
+                assert_eq!(v.bytes(), bound.div_ceil(64) as usize * 8, "bound {bound}");
+            }
+        }
+        let mut unbounded = Visited::new(None);
+        for x in 0..10_000u64 {
+            assert!(unbounded.insert(x * 7919));
+        }
+        assert!(!unbounded.insert(7919));
+        assert_eq!(unbounded.bytes(), 10_000 * ENTRY_BYTES);
+    }
 }

@@ -580,10 +580,10 @@ fn bulk_loads_make_the_projection_stale() {
 }
 
 #[test]
-fn background_refresh_brings_the_projection_back() {
+fn a_stale_projection_is_rebuilt_in_the_background() {
     let g = Graph::in_memory();
     edge(&g, "a", "R", "b");
-    let an = Analytics::new(g.clone()).with_background_refresh(true);
+    let an = Analytics::new(g.clone()).with_auto_projection(u64::MAX);
     let ctrl = Control::default();
     an.projection(&ProjectionSpec::all(), &ctrl).unwrap();
     let mut bl = g.bulk_load(Default::default()).unwrap();

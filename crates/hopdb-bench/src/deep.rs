@@ -93,7 +93,11 @@ pub fn run(a: &DeepArgs) -> Result<()> {
     let max_hops = q["max_hops"].as_u64().unwrap_or(12) as u32;
 
     let store = Graph::open(&a.store).with_context(|| format!("opening {}", a.store.display()))?;
-    let db = Database::from_analytics(Analytics::new(store).with_background_refresh(a.background_refresh));
+    let db = Database::from_analytics(Analytics::new(store).with_auto_projection(if a.background_refresh {
+        u64::MAX
+    } else {
+        0
+    }));
     let (g, an) = (db.graph(), db.analytics());
     let via = match a.mode.as_str() {
         "store" => Via::Store,

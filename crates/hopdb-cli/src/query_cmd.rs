@@ -48,8 +48,10 @@ pub struct QueryArgs {
     pub json: bool,
 }
 
-/// Opens the store read-write (Cypher may write), or as a secondary with `--read-only`.
-pub(crate) fn open_store(a: &StoreArgs) -> Result<Database> {
+/// Opens the store read-write (Cypher may write), or as a secondary with `--read-only`;
+/// `auto_projection` lets reads build the adjacency projection in the background (worth it
+/// in a long-lived process, not for one query).
+pub(crate) fn open_store(a: &StoreArgs, auto_projection: bool) -> Result<Database> {
     let dir = &a.dir;
     let exists = dir.join("CURRENT").is_file();
     if !exists && (a.read_only || !a.create) {
@@ -63,14 +65,15 @@ pub(crate) fn open_store(a: &StoreArgs) -> Result<Database> {
             }
         );
     }
+    let mut cfg = Config::default();
+    if !auto_projection {
+        cfg.auto_projection_bytes = 0;
+    }
     if a.read_only {
-        let cfg = Config {
-            access: AccessMode::Secondary,
-            ..Config::default()
-        };
+        cfg.access = AccessMode::Secondary;
         return Database::open_with(dir, cfg).with_context(|| format!("opening {}", dir.display()));
     }
-    match Database::open(dir) {
+    match Database::open_with(dir, cfg) {
         Err(e) if e.kind() == ErrorKind::Locked => bail!(
             "{}: the store is open for writing in another process; pass --read-only to query it \
              (reads only, as of the open)",
@@ -272,7 +275,7 @@ pub fn run(a: &QueryArgs) -> Result<()> {
     }
     let params = initial_params(&a.store)?;
     let opts = options(a.store.timeout)?;
-    let engine = QueryEngine::new(open_store(&a.store)?);
+    let engine = QueryEngine::new(open_store(&a.store, false)?);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for (i, stmt) in stmts.iter().enumerate() {

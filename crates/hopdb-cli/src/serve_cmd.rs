@@ -91,10 +91,10 @@ pub struct ServeArgs {
     /// connection is closed), so a stalled client cannot keep the writer slot; 0: never.
     #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
     pub idle_transaction_timeout: f64,
-    /// Do not build the in-memory adjacency projection at start. By default it is built in
-    /// the background once the server listens; read queries then list relationships from
-    /// memory instead of the store while no write has landed since (it costs memory
-    /// proportional to the edges).
+    /// Do not build the in-memory adjacency projection. By default it is built in the
+    /// background once the server listens, and again after writes (spaced out while writes
+    /// keep coming); read queries list relationships from memory instead of the store while
+    /// no write has landed since it was built (it costs memory proportional to the edges).
     #[arg(long)]
     pub no_projection: bool,
 }
@@ -188,14 +188,17 @@ pub fn run(a: &ServeArgs) -> Result<()> {
     let scheme = if tls.is_some() { "bolt+s" } else { "bolt" };
     // Before anything starts, so a signal is never lost (nor kills the process mid-write).
     let mut signals = signals::install()?;
-    let db = open_store(&StoreArgs {
-        dir: a.dir.clone(),
-        create: a.create,
-        read_only: a.read_only,
-        param: Vec::new(),
-        params: None,
-        timeout: None,
-    })?;
+    let db = open_store(
+        &StoreArgs {
+            dir: a.dir.clone(),
+            create: a.create,
+            read_only: a.read_only,
+            param: Vec::new(),
+            params: None,
+            timeout: None,
+        },
+        !a.no_projection,
+    )?;
     let config = ServerConfig {
         bolt_listen: a.bolt.clone(),
         max_connections: a.max_connections as usize,

@@ -85,6 +85,12 @@ pub struct Config {
     /// opened (until the index is full), so reads by key are fast without a call to
     /// [`crate::Graph::warm_key_index`]. Default true.
     pub warm_key_index: bool,
+    /// Peak bytes an in-memory adjacency projection may take when it is built without being
+    /// asked: a `hopdb_database::Database` builds one on a background thread when reads
+    /// could use it and none is fresh (decision 0034), if its estimated build fits; 0 never
+    /// builds unasked. About 88 bytes a node and 48 an edge at the build's peak, 70-80% of
+    /// that once built. Default 512 MiB (a graph of about 8M edges).
+    pub auto_projection_bytes: u64,
 }
 
 impl Config {
@@ -94,6 +100,7 @@ impl Config {
     /// cache only pays off on rows read again, and costs a copy and an eviction on every miss
     /// (decision 0014). Smaller budgets trade cache hits for resident memory: an embedding
     /// process with its own large footprint (LightRAG's server) can keep HopDB in 64 MiB.
+    /// The budget also bounds an unasked projection's build to `bytes` at its peak, on top.
     pub fn with_memory_budget(mut self, bytes: usize) -> Config {
         let part = |sixteenths: usize| bytes / 16 * sixteenths;
         self.block_cache_bytes = part(5).max(1 << 20);
@@ -102,6 +109,7 @@ impl Config {
         // Each column family's memtable: a third of the total, at most the default 16 MiB.
         self.write_buffer_bytes = (self.total_write_buffer_bytes / 3).clamp(1 << 20, 16 << 20);
         self.id_cache_bytes = part(6) as u64;
+        self.auto_projection_bytes = bytes as u64;
         self
     }
 }
@@ -121,6 +129,7 @@ impl Default for Config {
             compression: Compression::Lz4,
             id_cache_bytes: 24 << 20,
             warm_key_index: true,
+            auto_projection_bytes: 512 << 20,
         }
     }
 }

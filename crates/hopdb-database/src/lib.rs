@@ -59,9 +59,11 @@ impl Database {
         Database::from_graph(Graph::in_memory_with(cfg))
     }
 
-    /// Wraps an open store with fresh analytics.
+    /// Wraps an open store with fresh analytics, which build the adjacency projection in the
+    /// background when reads want it and its build fits `Config::auto_projection_bytes`.
     pub fn from_graph(graph: Graph) -> Database {
-        Database::from_analytics(Analytics::new(graph))
+        let budget = graph.config().auto_projection_bytes;
+        Database::from_analytics(Analytics::new(graph).with_auto_projection(budget))
     }
 
     /// Wraps analytics configured by the caller (for example with background refresh on).
