@@ -447,17 +447,7 @@ impl GraphHandle {
     fn project(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let db = self.db()?;
         let p = py
-            .detach(|| {
-                let built = db.analytics().projection(&ProjectionSpec::all(), &Control::default());
-                // The build's scratch is free now; mimalloc would keep it mapped (decision 0033).
-                // SAFETY: mi_collect takes no pointers and frees no live block: it only returns
-                // pages that hold no allocation (mimalloc is this library's allocator, lib.rs).
-                #[allow(unsafe_code)]
-                unsafe {
-                    libmimalloc_sys::mi_collect(true)
-                };
-                built
-            })
+            .detach(|| db.analytics().projection(&ProjectionSpec::all(), &Control::default()))
             .map_err(an_err)?;
         let i = p.projection.info();
         let d = PyDict::new(py);

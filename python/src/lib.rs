@@ -34,8 +34,21 @@ mod write;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Hands pages that hold no allocation back to the system, after a projection build freed
+/// its scratch (decision 0033; registered with `after_projection_builds`).
+fn return_free_pages() {
+    // SAFETY: mi_collect takes no pointers and frees no live block: it only returns pages
+    // that hold no allocation (mimalloc is this library's allocator, see the global
+    // allocator above).
+    #[allow(unsafe_code)]
+    unsafe {
+        libmimalloc_sys::mi_collect(true)
+    };
+}
+
 #[pymodule]
 fn _hopdb(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    hopdb_database::after_projection_builds(return_free_pages);
     m.add_class::<graph::GraphHandle>()?;
     m.add_class::<graph::Snapshot>()?;
     m.add_class::<cypher::QueryResult>()?;

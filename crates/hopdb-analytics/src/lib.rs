@@ -38,7 +38,7 @@ mod point;
 mod projection;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use hopdb_algo::{AlgoError, Control, HopMode};
 use hopdb_core::{Direction, Graph, NodeId, NodeKey, ReadTxn, TypeFilter};
@@ -54,6 +54,23 @@ pub use projection::{BuildInfo, GraphProjection, ProjectionSpec, SharedProjectio
 use auto::AutoProjection;
 use overlay::Overlay;
 use point::{Adjacency, ProjectionAdjacency, StoreAdjacency};
+
+/// What runs after every projection build (see [`after_projection_builds`]).
+static AFTER_BUILD: OnceLock<fn()> = OnceLock::new();
+
+/// Registers `hook` to run on the building thread after every projection build, asked for
+/// or not (the first registration in a process wins). The binary that owns the allocator
+/// passes a function that returns the build's freed scratch to the system: mimalloc keeps it
+/// mapped otherwise, about a third of the projection's size in RSS (decision 0033).
+pub fn after_projection_builds(hook: fn()) {
+    let _ = AFTER_BUILD.set(hook);
+}
+
+fn built() {
+    if let Some(hook) = AFTER_BUILD.get() {
+        hook();
+    }
+}
 
 /// Where a point query runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -352,6 +369,7 @@ impl Analytics {
         }
         let p = Arc::new(GraphProjection::build(&txn, spec, ctrl)?);
         install(&self.cache, &self.overlay, spec, p.clone());
+        built();
         Ok(Projected {
             projection: p,
             rebuilt: true,
@@ -479,6 +497,7 @@ impl Analytics {
                 }
                 let p = GraphProjection::build(&txn, &spec, ctrl)?;
                 install(&cache, &overlay, &spec, Arc::new(p));
+                built();
                 Ok(())
             }
         });

@@ -22,6 +22,17 @@ mod user_cmd;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Hands pages that hold no allocation back to the system, after a projection build freed
+/// its scratch (decision 0033; registered with `after_projection_builds`).
+fn return_free_pages() {
+    // SAFETY: mi_collect takes no pointers and frees no live block: it only returns pages
+    // that hold no allocation to the system (mimalloc is this binary's allocator, above).
+    #[allow(unsafe_code)]
+    unsafe {
+        libmimalloc_sys::mi_collect(true)
+    };
+}
+
 #[derive(Parser)]
 #[command(
     name = "hopdb",
@@ -148,9 +159,9 @@ enum Cmd {
 fn main() {
     let cli = Cli::parse();
     // A server's connections and failures are worth seeing by default, and so is its own
-    // start-up work (the projection build, `serve_cmd.rs`).
+    // work (the projection builds, at start and after writes: `serve_cmd.rs`, decision 0034).
     let default_filter = match cli.cmd {
-        Cmd::Serve(_) => "warn,hopdb_server=info,hopdb=info",
+        Cmd::Serve(_) => "warn,hopdb_server=info,hopdb=info,hopdb_analytics=info",
         _ => "warn",
     };
     tracing_subscriber::fmt()
@@ -160,6 +171,7 @@ fn main() {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    hopdb_database::after_projection_builds(return_free_pages);
     if let Err(e) = run(cli) {
         eprintln!("hopdb: error: {e:#}");
         std::process::exit(2);

@@ -113,15 +113,6 @@ fn warm_projection(db: &hopdb_database::Database) {
             ),
             Err(e) => tracing::warn!(error = %e, "could not build the adjacency projection; reads use the store"),
         }
-        // The build's scratch (the scanned edge list, each view's sort buffers) is free now;
-        // mimalloc would keep it mapped for later allocations, about a third of the
-        // projection's size on top of it in RSS.
-        // SAFETY: mi_collect takes no pointers and frees no live block: it only returns pages
-        // that hold no allocation to the system (mimalloc is this binary's allocator, main.rs).
-        #[allow(unsafe_code)]
-        unsafe {
-            libmimalloc_sys::mi_collect(true)
-        };
     });
     if let Err(e) = spawned {
         tracing::warn!(error = %e, "could not start the projection thread");

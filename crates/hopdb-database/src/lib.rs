@@ -22,9 +22,9 @@ use std::sync::Arc;
 
 pub use hopdb_algo::{AlgoError, Control, Csr, HopMode};
 pub use hopdb_analytics::{
-    Analytics, AnalyticsError, Answer, BuildInfo, ClusterRow, Communities, GraphProjection, HierarchicalOptions, KHop,
-    LeidenOptions, LouvainOptions, NodeValues, PageRankOptions, PathQuery, Personalization, Projected, ProjectionSpec,
-    Quality, Sampling, SharedProjection, Step, SubgraphKeys, Used, Via,
+    after_projection_builds, Analytics, AnalyticsError, Answer, BuildInfo, ClusterRow, Communities, GraphProjection,
+    HierarchicalOptions, KHop, LeidenOptions, LouvainOptions, NodeValues, PageRankOptions, PathQuery, Personalization,
+    Projected, ProjectionSpec, Quality, Sampling, SharedProjection, Step, SubgraphKeys, Used, Via,
 };
 pub use hopdb_core::*;
 /// Readers (neo4j-admin CSV, edge lists, Parquet/Arrow, GraphML, GraphRAG) and exporters.
