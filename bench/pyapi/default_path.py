@@ -15,6 +15,7 @@ in 1 s windows, so the windows show when a background build starts serving. Q8 (
 both directions, LIMIT 100) and Q11 (shortest_path, at most 12 hops) on bench/deep's seeds,
 right after the mix. The set-ups alternate within each round. Prints one JSON line per run.
 """
+
 import argparse
 import json
 import random
@@ -83,10 +84,28 @@ def chart(out, files):
 
     runs = [json.loads(x) for f in files for x in Path(f).read_text().splitlines() if x.strip()]
     setups = list(dict.fromkeys(r["setup"] for r in runs))
-    med = {s: {k: statistics.median(r[k] for r in runs if r["setup"] == s) for k in ("mix_steady_qps", "q8_median_ms", "q11_median_ms")} for s in setups}
+    med = {
+        s: {
+            k: statistics.median(r[k] for r in runs if r["setup"] == s)
+            for k in ("mix_steady_qps", "q8_median_ms", "q11_median_ms")
+        }
+        for s in setups
+    }
     fig, axes = plt.subplots(1, 3, figsize=(13, 4))
-    for ax, (k, title) in zip(axes, [("mix_steady_qps", "Q1-Q7 mix, steady (q/s, higher is better)"), ("q8_median_ms", "Q8 median (ms)"), ("q11_median_ms", "Q11 median (ms)")], strict=True):
-        ax.bar(setups, [med[s][k] for s in setups], color=["#999999" if "before" in s or s == "store" else "#3b7dd8" for s in setups])
+    for ax, (k, title) in zip(
+        axes,
+        [
+            ("mix_steady_qps", "Q1-Q7 mix, steady (q/s, higher is better)"),
+            ("q8_median_ms", "Q8 median (ms)"),
+            ("q11_median_ms", "Q11 median (ms)"),
+        ],
+        strict=True,
+    ):
+        ax.bar(
+            setups,
+            [med[s][k] for s in setups],
+            color=["#999999" if "before" in s or s == "store" else "#3b7dd8" for s in setups],
+        )
         ax.set_title(title, fontsize=10)
         ax.tick_params(axis="x", labelrotation=20, labelsize=8)
     fig.suptitle("S=1 knowledge graph from Python: no tuning call vs project() + warm_key_index()", fontsize=11)
@@ -122,11 +141,21 @@ def main():
             print(json.dumps(line), flush=True)
     if a.json:
         Path(a.json).write_text("".join(json.dumps(x) + "\n" for x in runs))
-    med = {s: {k: statistics.median(x[k] for x in runs if x["setup"] == s) for k in ("mix_first_window_qps", "mix_steady_qps", "q8_median_ms", "q11_median_ms")} for s in SETUPS}
+    med = {
+        s: {
+            k: statistics.median(x[k] for x in runs if x["setup"] == s)
+            for k in ("mix_first_window_qps", "mix_steady_qps", "q8_median_ms", "q11_median_ms")
+        }
+        for s in SETUPS
+    }
     for s in SETUPS:
-        print(f"{s:8s} mix first window {med[s]['mix_first_window_qps']:>9,.0f} q/s, steady {med[s]['mix_steady_qps']:>9,.0f} q/s; Q8 {med[s]['q8_median_ms']:.3f} ms, Q11 {med[s]['q11_median_ms']:.3f} ms")
+        print(
+            f"{s:8s} mix first window {med[s]['mix_first_window_qps']:>9,.0f} q/s, steady {med[s]['mix_steady_qps']:>9,.0f} q/s; Q8 {med[s]['q8_median_ms']:.3f} ms, Q11 {med[s]['q11_median_ms']:.3f} ms"
+        )
     d, t = med["default"], med["tuned"]
-    print(f"default / tuned: mix steady {d['mix_steady_qps'] / t['mix_steady_qps']:.2f}x, Q8 {t['q8_median_ms'] / d['q8_median_ms']:.2f}x, Q11 {t['q11_median_ms'] / d['q11_median_ms']:.2f}x (1.0 = as fast)")
+    print(
+        f"default / tuned: mix steady {d['mix_steady_qps'] / t['mix_steady_qps']:.2f}x, Q8 {t['q8_median_ms'] / d['q8_median_ms']:.2f}x, Q11 {t['q11_median_ms'] / d['q11_median_ms']:.2f}x (1.0 = as fast)"
+    )
 
 
 if __name__ == "__main__":

@@ -35,6 +35,11 @@ impl GraphHandle {
             .ok_or_else(|| ClosedError::new_err("the graph was closed"))
     }
 
+    /// The database whose latest state reads see (a snapshot has none: it reads its own).
+    fn latest(&self) -> PyResult<Option<Arc<Database>>> {
+        self.db().map(Some)
+    }
+
     /// The graph's Cypher engine, made on first use; ClosedError after `close`.
     pub(crate) fn engine(&self) -> PyResult<QueryEngine> {
         let inner = self.inner.read();
@@ -62,6 +67,13 @@ impl GraphHandle {
 #[pyclass(module = "hopdb._hopdb", frozen)]
 pub(crate) struct Snapshot {
     txn: Arc<ReadTxn>,
+}
+
+impl Snapshot {
+    /// A snapshot reads its own state, never the latest (see `GraphHandle::latest`).
+    fn latest(&self) -> PyResult<Option<Arc<Database>>> {
+        Ok(None)
+    }
 }
 
 /// The read methods, shared by `Graph` (latest state) and `Snapshot`.
@@ -106,6 +118,11 @@ macro_rules! read_methods {
             ) -> PyResult<bool> {
                 let (s, d) = (to_key(src)?, to_key(dst)?);
                 let $this = self;
+                if let (Some(db), None) = ($this.latest()?, &r#type) {
+                    if let Some(found) = db.analytics().has_edge_now(&s, &d, either_direction) {
+                        return Ok(found);
+                    }
+                }
                 let $reader = $get;
                 py.detach(|| $reader.has_edge(&s, &d, r#type.as_deref(), either_direction))
                     .map_err(core_err)

@@ -407,6 +407,30 @@ def test_memory_budget_option(tmp_path):
             hopdb.Graph(memory_mb=bad)
 
 
+def test_edge_tests_agree_before_and_after_the_projection():
+    """has_edge on the latest state is answered by a fresh projection once there is one; a
+    snapshot, a typed test and a write in between still read the store; all agree."""
+    path = datasets() / "snap-wiki-Vote" / "wiki-Vote.txt.gz"
+    g = hopdb.Graph(projection_mb=0)
+    g.import_files(edge_lists=[str(path)])
+    rng = random.Random(9)
+    nodes = [n["key"] for n in g.all_nodes()]
+    pairs = [(rng.choice(nodes), rng.choice(nodes)) for _ in range(2000)]
+    pairs += [(a, b) for a in nodes[:50] for b in g.neighbors(a)]
+
+    def answers(r):
+        return [(r.has_edge(a, b), r.has_edge(a, b, either_direction=True), r.has_edge(a, b, "nope")) for a, b in pairs]
+
+    store = answers(g)
+    assert any(x[0] for x in store) and any(x[1] and not x[0] for x in store)
+    snap = g.snapshot()
+    g.project()
+    assert answers(g) == store == answers(snap)
+    a, b = next((a, b) for (a, b), x in zip(pairs, store, strict=True) if not x[1])
+    g.upsert_edge(b, "R", a)
+    assert g.has_edge(b, a) and g.has_edge(a, b, either_direction=True) and not snap.has_edge(b, a)
+
+
 def test_projection_budget_option():
     """``projection_mb`` bounds the projection reads build on their own; answers are the same
     with it off, on, and after the background build has had time to finish."""

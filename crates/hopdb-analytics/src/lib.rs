@@ -765,6 +765,22 @@ impl Analytics {
         })
     }
 
+    /// Whether an edge `src -> dst` of any type exists (or `dst -> src`, when `either`),
+    /// answered by the all-types projection when it holds the latest state; `None` when none
+    /// does (one may then be built for later calls), when it does not hold both nodes, or when
+    /// it cannot tell cheaply: then the store answers, alike.
+    pub fn has_edge_now(&self, src: &NodeKey, dst: &NodeKey, either: bool) -> Option<bool> {
+        let Some(p) = self.fresh(&ProjectionSpec::all(), self.graph.version()) else {
+            self.want_projection();
+            return None;
+        };
+        let (s, d) = (p.index_of_key(src)?, p.index_of_key(dst)?);
+        match p.has_edge(s, d)? {
+            false if either => p.has_edge(d, s),
+            found => Some(found),
+        }
+    }
+
     /// The cached projection of every edge type when it holds exactly `txn`'s snapshot (no
     /// build, no overlay): what a query engine lists adjacency from instead of the store.
     /// When there is none, the automatic build may start one for later queries.

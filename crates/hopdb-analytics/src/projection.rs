@@ -69,6 +69,9 @@ pub struct GraphProjection {
     pub(crate) inc: Csr,
     /// Both directions in one view (each edge in both rows, one id).
     pub(crate) both: Csr,
+    /// Every row of `out` lists its targets in ascending order (one edge type, no undirected
+    /// reverse copies), so an edge test binary-searches the row.
+    out_sorted: bool,
     /// Edge id -> its type's catalog id, so typed point queries can run on a projection
     /// of every type (4 bytes an edge).
     edge_types: Vec<u32>,
@@ -241,6 +244,7 @@ impl GraphProjection {
         }
         let w = spec.weighted.then_some(weights.as_slice());
         let out = Csr::from_edges_with_ids(n, &edges, w, &edge_ids)?;
+        let out_sorted = (0..n).all(|u| out.neighbors(u).is_sorted());
         drop((edges, edge_ids, weights));
         let inc = out.transpose();
         let mut p = GraphProjection {
@@ -260,6 +264,7 @@ impl GraphProjection {
             out,
             inc,
             both,
+            out_sorted,
             edge_types,
             key_rank: Default::default(),
             key_index: hashbrown::HashTable::new(),
@@ -352,6 +357,18 @@ impl GraphProjection {
     pub fn both(&self) -> &Csr {
         &self.both
     }
+    /// Whether an edge (of any type) leads from dense `s` to dense `d`: a scan of a short
+    /// row, a binary search of a sorted one; `None` for a long row in no order, which the
+    /// store tests faster. Panics when `s >= node_count()`.
+    pub fn has_edge(&self, s: u32, d: u32) -> Option<bool> {
+        let row = self.out.neighbors(s);
+        if row.len() <= 16 {
+            Some(row.contains(&d))
+        } else {
+            self.out_sorted.then(|| row.binary_search(&d).is_ok())
+        }
+    }
+
     /// The catalog id of edge `edge`'s type (edge ids as the views' `edge_key`).
     pub fn edge_type(&self, edge: u64) -> u32 {
         self.edge_types[edge as usize]

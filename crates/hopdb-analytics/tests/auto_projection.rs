@@ -149,3 +149,70 @@ fn a_query_engine_asking_for_a_fresh_projection_starts_one() {
     let p = an.fresh_projection(&txn).expect("fresh after the build");
     assert_eq!(u64::from(p.node_count()), txn.node_count().unwrap());
 }
+
+/// Edge tests answered by a fresh projection (sorted rows on a directed graph of one type;
+/// short rows only on an undirected one) agree with the store's, and a write sends them back
+/// to the store until the projection is rebuilt.
+fn edge_tests_answer_as_the_store(file: &str, undirected: bool) {
+    let Some(g) = load(file, undirected) else { return };
+    let an = Analytics::new(g.clone());
+    let keys = starts(&g, 400);
+    assert!(
+        an.has_edge_now(&keys[0], &keys[1], false).is_none(),
+        "no projection yet"
+    );
+    an.projection(&ProjectionSpec::all(), &Control::default()).unwrap();
+    let txn = g.read();
+    let (mut answered, mut found) = (0, 0);
+    // Every pair of the sample (mostly absent), and every real edge of its first nodes.
+    let mut pairs: Vec<(NodeKey, NodeKey)> = keys
+        .iter()
+        .zip(keys.iter().rev())
+        .map(|(a, b)| (a.clone(), b.clone()))
+        .collect();
+    for k in &keys[..40] {
+        for n in txn.neighbors(k, Direction::Both, None, None).unwrap() {
+            pairs.push((k.clone(), n));
+        }
+    }
+    for (a, b) in &pairs {
+        for either in [false, true] {
+            let store = txn.has_edge(a, b, None, either).unwrap();
+            if let Some(p) = an.has_edge_now(a, b, either) {
+                assert_eq!(p, store, "{file}: {a} -> {b}, either {either}");
+                answered += 1;
+                found += usize::from(p);
+            }
+        }
+    }
+    // Two tests a pair: more than half of them answered without the store.
+    assert!(
+        answered > pairs.len(),
+        "{file}: the projection answered {answered} of {}",
+        pairs.len() * 2
+    );
+    assert!(found > 0, "{file}: no edge found");
+    g.upsert_edge(
+        keys[0].clone(),
+        "ADDED",
+        keys[1].clone(),
+        None,
+        Default::default(),
+        WriteMode::Merge,
+    )
+    .unwrap();
+    assert!(
+        an.has_edge_now(&keys[0], &keys[1], false).is_none(),
+        "{file}: stale projection answered"
+    );
+}
+
+#[test]
+fn edge_tests_from_the_projection_on_email_eu_core() {
+    edge_tests_answer_as_the_store("snap-email-Eu-core/email-Eu-core.txt.gz", false);
+}
+
+#[test]
+fn edge_tests_from_the_projection_on_ca_hepph_undirected() {
+    edge_tests_answer_as_the_store("snap-ca-HepPh/CA-HepPh.txt.gz", true);
+}
