@@ -1,6 +1,6 @@
 //! Whole-graph algorithms on a fresh projection, with results keyed by node key.
 
-use hopdb_algo::{Control, Csr, HierarchicalOptions, LeidenOptions, LouvainOptions, PageRankOptions, Personalization};
+use hopdb_algo::{Control, HierarchicalOptions, LeidenOptions, LouvainOptions, PageRankOptions, Personalization};
 use hopdb_core::{Direction, NodeKey};
 
 use crate::error::{AnalyticsError, Result};
@@ -85,14 +85,6 @@ pub struct SubgraphKeys {
     pub edges: Vec<(NodeKey, NodeKey)>,
     /// LightRAG's `is_truncated`: `max_nodes` was reached and some reachable node left out.
     pub truncated: bool,
-}
-
-fn view(p: &GraphProjection, dir: Direction) -> &Csr {
-    match dir {
-        Direction::Out => p.out(),
-        Direction::In => p.inc(),
-        Direction::Both => p.both(),
-    }
 }
 
 impl Analytics {
@@ -247,7 +239,7 @@ impl Analytics {
         };
         let p = self.projection(&spec, ctrl)?.projection;
         let idx = seeds.iter().map(|k| self.index(&p, k)).collect::<Result<Vec<_>>>()?;
-        let hops = hopdb_algo::sample_neighbors(view(&p, s.dir), &idx, &s.fanouts, s.replace, s.seed, ctrl)?;
+        let hops = hopdb_algo::sample_neighbors(p.view(s.dir), &idx, &s.fanouts, s.replace, s.seed, ctrl)?;
         Ok(hops
             .into_iter()
             .map(|h| {
@@ -300,7 +292,7 @@ impl Analytics {
     ) -> Result<Option<(f64, Vec<NodeKey>)>> {
         let p = self.spec_projection(true, ctrl)?;
         let (s, t) = (self.index(&p, a)?, self.index(&p, b)?);
-        Ok(hopdb_algo::dijkstra(view(&p, dir), s, t, ctrl)?
+        Ok(hopdb_algo::dijkstra(p.view(dir), s, t, ctrl)?
             .map(|(len, nodes)| (len, nodes.iter().map(|&v| p.key(v).clone()).collect())))
     }
 
@@ -337,7 +329,7 @@ impl Analytics {
     ) -> Result<NodeValues<u32>> {
         let p = self.whole(ctrl)?;
         let s = self.index(&p, source)?;
-        let values = hopdb_algo::bfs_distances(&[view(&p, dir)], s, max_depth, ctrl)?;
+        let values = hopdb_algo::bfs_distances(&[p.view(dir)], s, max_depth, ctrl)?;
         Ok(NodeValues { projection: p, values })
     }
 
@@ -345,7 +337,7 @@ impl Analytics {
     pub fn dijkstra_distances(&self, source: &NodeKey, dir: Direction, ctrl: &Control) -> Result<NodeValues<f64>> {
         let p = self.spec_projection(true, ctrl)?;
         let s = self.index(&p, source)?;
-        let values = hopdb_algo::dijkstra_distances(view(&p, dir), s, ctrl)?;
+        let values = hopdb_algo::dijkstra_distances(p.view(dir), s, ctrl)?;
         Ok(NodeValues { projection: p, values })
     }
 

@@ -359,21 +359,7 @@ impl Analytics {
                 rebuilt: false,
             });
         }
-        let _one = self.building.lock();
-        let txn = exact_snapshot(&self.graph);
-        if let Some(p) = self.fresh(spec, txn.version()) {
-            return Ok(Projected {
-                projection: p,
-                rebuilt: false,
-            });
-        }
-        let p = Arc::new(GraphProjection::build(&txn, spec, ctrl)?);
-        install(&self.cache, &self.overlay, spec, p.clone());
-        built();
-        Ok(Projected {
-            projection: p,
-            rebuilt: true,
-        })
+        build_fresh(&self.graph, &self.cache, &self.overlay, &self.building, spec, ctrl)
     }
 
     /// The cached projection for `spec` if it reflects every write so far.
@@ -489,16 +475,7 @@ impl Analytics {
                 self.building.clone(),
             );
             move |ctrl: &Control| -> Result<()> {
-                let _one = building.lock();
-                let txn = exact_snapshot(&graph);
-                let spec = ProjectionSpec::all();
-                if cache.lock().get(&spec).is_some_and(|p| p.version() == txn.version()) {
-                    return Ok(());
-                }
-                let p = GraphProjection::build(&txn, &spec, ctrl)?;
-                install(&cache, &overlay, &spec, Arc::new(p));
-                built();
-                Ok(())
+                build_fresh(&graph, &cache, &overlay, &building, &ProjectionSpec::all(), ctrl).map(drop)
             }
         });
     }
@@ -846,6 +823,34 @@ pub(crate) fn exact_snapshot(g: &Graph) -> ReadTxn {
         txn = g.read();
     }
     txn
+}
+
+/// Under the build lock, the projection of `spec` at a fresh exact snapshot: the cached one
+/// if a build that held the lock before left it fresh, else one built now, cached (with the
+/// overlay restarted on it) and followed by the `after_projection_builds` hook.
+fn build_fresh(
+    graph: &Graph,
+    cache: &Mutex<HashMap<ProjectionSpec, SharedProjection>>,
+    overlay: &RwLock<Option<Overlay>>,
+    building: &Mutex<()>,
+    spec: &ProjectionSpec,
+    ctrl: &Control,
+) -> Result<Projected> {
+    let _one = building.lock();
+    let txn = exact_snapshot(graph);
+    if let Some(p) = cache.lock().get(spec).filter(|p| p.version() == txn.version()) {
+        return Ok(Projected {
+            projection: p.clone(),
+            rebuilt: false,
+        });
+    }
+    let p = Arc::new(GraphProjection::build(&txn, spec, ctrl)?);
+    install(cache, overlay, spec, p.clone());
+    built();
+    Ok(Projected {
+        projection: p,
+        rebuilt: true,
+    })
 }
 
 /// Caches a newly built projection (unless a newer one is there) and, for the all-types

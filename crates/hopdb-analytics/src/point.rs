@@ -67,7 +67,6 @@ pub(crate) struct Visited {
     sparse: FxHashSet<u64>,
     bits: Vec<u64>,
     bound: Option<u64>,
-    len: usize,
 }
 
 impl Visited {
@@ -76,7 +75,6 @@ impl Visited {
             sparse: FxHashSet::default(),
             bits: Vec::new(),
             bound,
-            len: 0,
         }
     }
 
@@ -89,15 +87,13 @@ impl Visited {
                 return false;
             }
             self.bits[w] |= b;
-            self.len += 1;
             return true;
         }
         if !self.sparse.insert(v) {
             return false;
         }
-        self.len += 1;
         if let Some(n) = self.bound {
-            if self.len as u64 > n / 192 + 64 {
+            if self.sparse.len() as u64 > n / 192 + 64 {
                 self.bits = vec![0; n.div_ceil(64) as usize];
                 for u in self.sparse.drain() {
                     self.bits[(u >> 6) as usize] |= 1 << (u & 63);
@@ -110,7 +106,7 @@ impl Visited {
 
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.len
+        self.sparse.len() + self.bits.iter().map(|w| w.count_ones() as usize).sum::<usize>()
     }
 
     /// Bytes held, for the memory bound.
@@ -177,11 +173,7 @@ pub(crate) fn follows(types: &TypeFilter, ty: u32) -> bool {
 
 impl Adjacency for ProjectionAdjacency<'_> {
     fn for_each(&self, u: u64, dir: Direction, f: &mut Visit<'_>) -> Result<()> {
-        let view = match dir {
-            Direction::Out => &self.p.out,
-            Direction::In => &self.p.inc,
-            Direction::Both => &self.p.both,
-        };
+        let view = self.p.view(dir);
         let u = u as u32;
         for (i, &v) in view.neighbors(u).iter().enumerate() {
             let edge = view.edge_key(u, i);
@@ -205,12 +197,7 @@ impl Adjacency for ProjectionAdjacency<'_> {
     }
 
     fn degree_hint(&self, u: u64, dir: Direction) -> usize {
-        let view = match dir {
-            Direction::Out => &self.p.out,
-            Direction::In => &self.p.inc,
-            Direction::Both => &self.p.both,
-        };
-        view.neighbors(u as u32).len()
+        self.p.view(dir).neighbors(u as u32).len()
     }
 
     fn node_bound(&self) -> Option<u64> {
@@ -221,12 +208,7 @@ impl Adjacency for ProjectionAdjacency<'_> {
         if self.types != TypeFilter::All {
             return None;
         }
-        let view = match dir {
-            Direction::Out => &self.p.out,
-            Direction::In => &self.p.inc,
-            Direction::Both => &self.p.both,
-        };
-        Some(view.neighbors(u as u32))
+        Some(self.p.view(dir).neighbors(u as u32))
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hopdb_algo::{Control, Csr};
-use hopdb_core::{NodeId, NodeKey, ReadTxn, TypeFilter};
+use hopdb_core::{Direction, NodeId, NodeKey, ReadTxn, TypeFilter};
 
 use crate::error::{AnalyticsError, Result};
 
@@ -317,8 +317,17 @@ impl GraphProjection {
     /// (`ReadTxn::label_id_named`); `None` when this projection holds no label masks (a
     /// label id of 64 or more). Panics when `index >= node_count()`.
     pub fn has_labels(&self, index: u32, ids: &[u32]) -> Option<bool> {
-        let mask = self.labels.as_ref()?[index as usize];
-        Some(ids.iter().all(|&l| l < 64 && mask & (1 << l) != 0))
+        match ids.iter().try_fold(0u64, |m, &l| (l < 64).then(|| m | 1 << l)) {
+            Some(want) => self.has_label_mask(index, want),
+            // A label no mask can hold: no node has it.
+            None => self.labels.as_ref().map(|_| false),
+        }
+    }
+
+    /// [`Self::has_labels`] for labels given as a mask (bit `l`: catalog label id `l`), so a
+    /// check over many nodes resolves the label names once.
+    pub fn has_label_mask(&self, index: u32, want: u64) -> Option<bool> {
+        Some(self.labels.as_ref()?[index as usize] & want == want)
     }
 
     /// The store's node id of the node at dense `index` (panics when `index >= node_count()`).
@@ -357,6 +366,15 @@ impl GraphProjection {
     pub fn both(&self) -> &Csr {
         &self.both
     }
+    /// The view that lists edges along `dir`: `out`, `inc` or `both`.
+    pub fn view(&self, dir: Direction) -> &Csr {
+        match dir {
+            Direction::Out => &self.out,
+            Direction::In => &self.inc,
+            Direction::Both => &self.both,
+        }
+    }
+
     /// Whether an edge (of any type) leads from dense `s` to dense `d`: a scan of a short
     /// row, a binary search of a sorted one; `None` for a long row in no order, which the
     /// store tests faster. Panics when `s >= node_count()`.

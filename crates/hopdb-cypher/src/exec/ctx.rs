@@ -207,19 +207,20 @@ impl<'t, 'p> Ctx<'t, 'p> {
 
     /// [`Ctx::has_labels_projected`] as one check for many nodes (the projection and snapshot
     /// resolved once); `None` when there is no fresh projection or it holds no masks.
-    pub fn projected_label_check<'a>(&'a self, labels: &'a [String]) -> Option<impl Fn(&NodeKey) -> bool + 'a> {
+    pub fn projected_label_check(&self, labels: &[String]) -> Option<impl Fn(&NodeKey) -> bool + '_> {
         let (fast, txn) = (self.fast_adj()?, self.snapshot()?);
         if !fast.proj.has_label_masks() {
             return None;
         }
-        Some(move |key: &NodeKey| match fast.proj.index_of_key(key) {
-            // A label the catalog does not know: no node has it.
-            Some(u) => labels.iter().all(|l| {
-                txn.label_id_named(l)
-                    .is_some_and(|id| fast.proj.has_labels(u, &[id]) == Some(true))
-            }),
+        // The labels as one mask, looked up once; `None` when the catalog does not know one,
+        // or its id is past what a mask holds: no node has it.
+        let want = labels.iter().try_fold(0u64, |m, l| {
+            txn.label_id_named(l).filter(|&id| id < 64).map(|id| m | 1 << id)
+        });
+        Some(move |key: &NodeKey| match (want, fast.proj.index_of_key(key)) {
+            (Some(want), Some(u)) => fast.proj.has_label_mask(u, want) == Some(true),
             // Not in the snapshot: no node to have them.
-            None => false,
+            _ => false,
         })
     }
 
