@@ -364,16 +364,10 @@ class HopDBCozoSuite:
             return None
 
     def group_by(self, prop):
-        # No query language: the fastest documented path is one snapshot scan (all_nodes), one
-        # batched degrees() call and counting in Python.
-        nodes = self.g.all_nodes()
-        degs = self.g.degrees([n["key"] for n in nodes], direction="both")
-        out = {}
-        for n, (d, _w) in zip(nodes, degs, strict=False):
-            c = out.setdefault(n["props"].get(prop), [0, 0])
-            c[0] += 1
-            c[1] += d
-        return out
+        # The Cypher engine, as Kuzu's adapter uses Kuzu's: a label scan, grouping, and each
+        # node's relationship count (COUNT {} reads degrees, not the relationships).
+        q = f"MATCH (u:{NODE_LABEL}) RETURN u.{prop}, count(*), sum(COUNT {{ (u)-[:{EDGE_TYPE}]-() }})"
+        return {v: [c, d] for v, c, d in self.g.query(q).values()}
 
     def pagerank(self):
         return self.g.pagerank(damping=0.85, max_iterations=100, tolerance=1e-6)

@@ -400,6 +400,7 @@ mod tests {
                 labels: labels.iter().map(|l| l.to_string()).collect(),
                 props: props.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
             })),
+            stored: None,
         }
     }
 

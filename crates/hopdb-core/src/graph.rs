@@ -9,7 +9,7 @@ use crate::engine::{Cf, Engine, KvRead, Op, StorageStats};
 use crate::error::{corrupt_rec, Error, Result};
 use crate::index::IndexDef;
 use crate::key_index::KeyIndex;
-use crate::model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
+use crate::model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, NodeRecord, WriteMode};
 use crate::read::View;
 use crate::records::*;
 use crate::state::{Inner, WriterState};
@@ -760,6 +760,11 @@ pub trait GraphRead {
     fn for_each_node(&self, label: Option<&str>, f: &mut dyn FnMut(Node) -> bool) -> Result<()> {
         delegate_view!(self).for_each_node(label, f)
     }
+    /// [`GraphRead::for_each_node`] with each node's properties left encoded, for scans that
+    /// read a few of them.
+    fn for_each_node_record(&self, label: Option<&str>, f: &mut dyn FnMut(NodeRecord) -> bool) -> Result<()> {
+        delegate_view!(self).for_each_node_record(label, f)
+    }
 
     // ---- internal ids ----
 
@@ -856,6 +861,9 @@ impl GraphRead for Graph {
     // entry never outlives the node it names.
     fn for_each_node(&self, label: Option<&str>, f: &mut dyn FnMut(Node) -> bool) -> Result<()> {
         self.read().for_each_node(label, f)
+    }
+    fn for_each_node_record(&self, label: Option<&str>, f: &mut dyn FnMut(NodeRecord) -> bool) -> Result<()> {
+        self.read().for_each_node_record(label, f)
     }
     fn nodes_by_property(
         &self,

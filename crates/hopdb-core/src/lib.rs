@@ -49,7 +49,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use fulltext::FulltextIndexDef;
 pub use graph::{BackupReport, Graph, GraphRead, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
 pub use index::IndexDef;
-pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, WriteMode};
+pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, NodeRecord, WriteMode};
 pub use parallel::split_batch;
 pub use records::NodeId;
 pub use topology::{Adjacent, TypeFilter};

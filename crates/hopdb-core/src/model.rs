@@ -37,6 +37,46 @@ pub struct Node {
     pub props: Props,
 }
 
+/// A node as stored, its properties left encoded until asked for, so a scan that reads one
+/// property of each node decodes only that one ([`crate::GraphRead::for_each_node_record`]).
+#[derive(Debug, Clone)]
+pub struct NodeRecord {
+    /// The node's internal id ([`crate::GraphRead::node_id`]).
+    pub id: crate::NodeId,
+    /// The node's unique user key.
+    pub key: NodeKey,
+    /// Its labels, without duplicates.
+    pub labels: Arc<[Arc<str>]>,
+    /// The encoded property map.
+    props: Vec<u8>,
+}
+
+impl NodeRecord {
+    pub(crate) fn new(id: crate::NodeId, key: NodeKey, labels: Arc<[Arc<str>]>, props: Vec<u8>) -> NodeRecord {
+        NodeRecord { id, key, labels, props }
+    }
+    /// Whether the node has this label.
+    pub fn has_label(&self, name: &str) -> bool {
+        self.labels.iter().any(|l| &**l == name)
+    }
+    /// One property, decoding no other (`Corruption` when the record does not decode).
+    pub fn property(&self, name: &str) -> crate::Result<Option<crate::Value>> {
+        crate::value::find_prop(&self.props, name)
+    }
+    /// Every property.
+    pub fn props(&self) -> crate::Result<Props> {
+        crate::value::decode_props(&mut crate::value::Reader::new(&self.props))
+    }
+    /// The node, decoded.
+    pub fn to_node(&self) -> crate::Result<Node> {
+        Ok(Node {
+            key: self.key.clone(),
+            labels: self.labels.iter().map(|l| l.to_string()).collect(),
+            props: self.props()?,
+        })
+    }
+}
+
 /// An edge as read. For undirected types `src` is the node the edge was listed from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Edge {

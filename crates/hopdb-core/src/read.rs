@@ -8,7 +8,7 @@ use crate::engine::{Cf, KvRead};
 use crate::error::{corrupt_rec, Error, Result};
 use crate::index::{def_key, holders, parse_def, IndexDef, IndexSpec, Probe};
 use crate::key_index::KeyIndex;
-use crate::model::{Degree, Direction, Edge, Node};
+use crate::model::{Degree, Direction, Edge, Node, NodeRecord};
 use crate::records::*;
 use crate::value::{NodeKey, Value};
 use std::collections::HashSet;
@@ -179,6 +179,23 @@ impl View<'_> {
     /// Visits the live nodes (with `label`, or all) in id order until `f` returns false,
     /// reading them in chunks: no read is in progress while `f` runs.
     pub(crate) fn for_each_node(&self, label: Option<&str>, f: &mut dyn FnMut(Node) -> bool) -> Result<()> {
+        let mut err = None;
+        self.for_each_node_record(label, &mut |rec| match rec.to_node() {
+            Ok(n) => f(n),
+            Err(e) => {
+                err = Some(e);
+                false
+            }
+        })?;
+        err.map_or(Ok(()), Err)
+    }
+
+    /// [`View::for_each_node`] with each node's properties left encoded.
+    pub(crate) fn for_each_node_record(
+        &self,
+        label: Option<&str>,
+        f: &mut dyn FnMut(NodeRecord) -> bool,
+    ) -> Result<()> {
         const CHUNK: usize = 256;
         let label = match label {
             None => None,
@@ -187,45 +204,74 @@ impl View<'_> {
                 None => return Ok(()),
             },
         };
+        // A label held by most nodes is read by scanning the records in order and skipping
+        // the others: a label-index entry plus a point read per node cost about twice a
+        // sequential step (twitch-DE, every node labelled: 13.7 against 7.6 ms a scan).
+        let by_index = match label {
+            Some(l) => self.count(&count_label_key(l))?.saturating_mul(2) <= self.count(COUNT_NODES)?,
+            None => false,
+        };
+        // Nodes with the same labels share one list of names (most scans see one or two
+        // label sets), found by comparing the encoded lists: no allocation per node for them.
+        // The record of a node without `label` is not built.
+        let last: std::cell::RefCell<LabelSet> = Default::default();
+        let record = |id: NodeId, b: &[u8]| -> Result<Option<NodeRecord>> {
+            let (key, labels, props) = NodeRec::decode_lazy(b)?;
+            let mut last = last.borrow_mut();
+            if last.encoded != labels {
+                let ids = NodeRec::label_ids(labels)?;
+                *last = LabelSet {
+                    encoded: labels.to_vec(),
+                    wanted: label.is_none_or(|l| ids.contains(&l)),
+                    names: ids.iter().filter_map(|&l| self.label_arc(l)).collect(),
+                };
+            }
+            Ok(last
+                .wanted
+                .then(|| NodeRecord::new(id, key, last.names.clone(), props.to_vec())))
+        };
         let mut from: NodeId = 0;
         loop {
             let mut recs = Vec::with_capacity(CHUNK);
-            match label {
-                None => self.scan_nodes(from, &mut |id, rec| {
-                    recs.push((id, rec));
-                    recs.len() < CHUNK
-                })?,
-                Some(l) => {
-                    let mut ids = Vec::with_capacity(CHUNK);
-                    let p = l.to_be_bytes();
-                    let mut bad = false;
-                    self.kv.scan(Cf::Labels, &p, &label_key(l, from), &mut |k, _| {
-                        match k.get(4..).and_then(parse_id) {
-                            Some(id) => ids.push(Some(id)),
-                            None => bad = true,
-                        }
-                        !bad && ids.len() < CHUNK
-                    })?;
-                    if bad {
-                        return Err(corrupt_rec("label index entry"));
+            // The last id this chunk looked at, and whether the chunk was full (more may follow).
+            let (last, full) = if by_index {
+                let l = label.unwrap_or_default();
+                let mut ids = Vec::with_capacity(CHUNK);
+                let p = l.to_be_bytes();
+                let mut bad = false;
+                self.kv.scan(Cf::Labels, &p, &label_key(l, from), &mut |k, _| {
+                    match k.get(4..).and_then(parse_id) {
+                        Some(id) => ids.push(Some(id)),
+                        None => bad = true,
                     }
-                    for (id, v) in ids.iter().zip(self.node_values(&ids)?) {
-                        let v = v.ok_or_else(|| corrupt_rec("label index entry of a missing node"))?;
-                        recs.push((id.unwrap_or_default(), NodeRec::decode(&v)?));
-                    }
+                    !bad && ids.len() < CHUNK
+                })?;
+                if bad {
+                    return Err(corrupt_rec("label index entry"));
                 }
-            }
-            let Some(&(last, _)) = recs.last() else { return Ok(()) };
-            let full = recs.len() == CHUNK;
-            for (_, rec) in recs {
-                if !f(self.to_node(rec)) {
+                for (id, v) in ids.iter().zip(self.node_values(&ids)?) {
+                    let v = v.ok_or_else(|| corrupt_rec("label index entry of a missing node"))?;
+                    recs.extend(record(id.unwrap_or_default(), &v)?);
+                }
+                (ids.last().copied().flatten(), ids.len() == CHUNK)
+            } else {
+                let (mut seen, mut last) = (0, None);
+                scan_node_records(self.kv, from, record, &mut |id, rec| {
+                    recs.extend(rec);
+                    (seen, last) = (seen + 1, Some(id));
+                    seen < CHUNK
+                })?;
+                (last, seen == CHUNK)
+            };
+            for rec in recs {
+                if !f(rec) {
                     return Ok(());
                 }
             }
-            if !full {
-                return Ok(());
+            match last {
+                Some(last) if full => from = last + 1,
+                _ => return Ok(()),
             }
-            from = last + 1;
         }
     }
 
@@ -440,7 +486,11 @@ impl View<'_> {
     }
 
     fn label_name(&self, l: TypeId) -> Option<String> {
-        self.lookup(|c| c.label_name(l).map(|n| n.to_string()))
+        self.label_arc(l).map(|n| n.to_string())
+    }
+
+    fn label_arc(&self, l: TypeId) -> Option<Arc<str>> {
+        self.lookup(|c| c.label_name(l).cloned())
     }
 
     pub(crate) fn make_edge(&self, me: &NodeKey, side: Side, a: &AdjKey, v: &[u8]) -> Result<Edge> {
@@ -803,7 +853,7 @@ impl View<'_> {
 
     /// Visits live nodes in id order starting at `from`, until `f` returns false.
     pub(crate) fn scan_nodes(&self, from: NodeId, f: &mut dyn FnMut(NodeId, NodeRec) -> bool) -> Result<()> {
-        scan_node_records(self.kv, from, NodeRec::decode, f)
+        scan_node_records(self.kv, from, |_, b| NodeRec::decode(b), f)
     }
 
     pub(crate) fn nodes_with_label(&self, label: &str, limit: Option<usize>) -> Result<Vec<NodeKey>> {
@@ -833,30 +883,36 @@ impl View<'_> {
     }
 }
 
+/// The label set a node scan saw last: its encoding, whether it holds the label asked for,
+/// and its names.
+#[derive(Default)]
+struct LabelSet {
+    encoded: Vec<u8>,
+    wanted: bool,
+    names: Arc<[Arc<str>]>,
+}
+
 /// Visits the node records from id `from` on, decoded by `decode`, until `f` returns false.
 pub(crate) fn scan_node_records<T>(
     kv: &dyn KvRead,
     from: NodeId,
-    decode: impl Fn(&[u8]) -> Result<T>,
+    decode: impl Fn(NodeId, &[u8]) -> Result<T>,
     f: &mut dyn FnMut(NodeId, T) -> bool,
 ) -> Result<()> {
     let mut err = None;
-    kv.scan(
-        Cf::Nodes,
-        &[],
-        &id_bytes(from),
-        &mut |k, v| match (parse_id(k), decode(v)) {
-            (Some(id), Ok(rec)) => f(id, rec),
-            (_, Err(e)) => {
+    kv.scan(Cf::Nodes, &[], &id_bytes(from), &mut |k, v| {
+        let Some(id) = parse_id(k) else {
+            err = Some(corrupt_rec("node id"));
+            return false;
+        };
+        match decode(id, v) {
+            Ok(rec) => f(id, rec),
+            Err(e) => {
                 err = Some(e);
                 false
             }
-            (None, _) => {
-                err = Some(corrupt_rec("node id"));
-                false
-            }
-        },
-    )?;
+        }
+    })?;
     err.map_or(Ok(()), Err)
 }
 

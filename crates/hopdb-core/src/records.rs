@@ -150,16 +150,37 @@ impl NodeRec {
     }
 
     pub(crate) fn decode(b: &[u8]) -> Result<NodeRec> {
+        let (key, labels, props) = NodeRec::decode_lazy(b)?;
+        Ok(NodeRec {
+            key,
+            labels: NodeRec::label_ids(labels)?,
+            props: decode_props(&mut Reader::new(props))?,
+        })
+    }
+
+    /// Splits a record into its key, its encoded label list (see [`NodeRec::label_ids`]) and
+    /// its encoded properties, decoding only the key.
+    pub(crate) fn decode_lazy(b: &[u8]) -> Result<(NodeKey, &[u8], &[u8])> {
         let mut r = Reader::new(b);
         let key = NodeKey::decode(r.len_prefixed()?)?;
+        let labels = r.rest();
+        for _ in 0..r.varint()? {
+            r.varint()?;
+        }
+        let props = r.rest();
+        Ok((key, &labels[..labels.len() - props.len()], props))
+    }
+
+    /// The label ids of an encoded label list.
+    pub(crate) fn label_ids(b: &[u8]) -> Result<Vec<TypeId>> {
+        let mut r = Reader::new(b);
         let n = r.varint()?;
         let mut labels = Vec::with_capacity(n.min(64) as usize);
         for _ in 0..n {
             let l = r.varint()?;
             labels.push(TypeId::try_from(l).map_err(|_| crate::value::decode_err("label id out of range"))?);
         }
-        let props = decode_props(&mut r)?;
-        Ok(NodeRec { key, labels, props })
+        Ok(labels)
     }
 
     /// Decodes only the key (for scans that need no properties).

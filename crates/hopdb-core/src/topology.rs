@@ -188,14 +188,14 @@ impl ReadTxn {
 
     /// Visits every live node as (id, key) in id order, until `f` returns false.
     pub fn scan_node_keys(&self, f: &mut dyn FnMut(NodeId, NodeKey) -> bool) -> Result<()> {
-        scan_node_records(&*self.kv, 0, NodeRec::decode_key, f)
+        scan_node_records(&*self.kv, 0, |_, b| NodeRec::decode_key(b), f)
     }
 
     /// [`ReadTxn::scan_node_keys`] with each node's labels as a mask: bit `l` is set for the
     /// label [`ReadTxn::label_id_named`] gives id `l`; `None` when one of the node's label
     /// ids is 64 or more.
     pub fn scan_node_keys_labels(&self, f: &mut dyn FnMut(NodeId, (NodeKey, Option<u64>)) -> bool) -> Result<()> {
-        scan_node_records(&*self.kv, 0, NodeRec::decode_key_label_mask, f)
+        scan_node_records(&*self.kv, 0, |_, b| NodeRec::decode_key_label_mask(b), f)
     }
 
     /// The catalog id of the label named `name`, if any node ever had it.

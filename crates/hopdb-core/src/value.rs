@@ -304,6 +304,10 @@ impl<'a> Reader<'a> {
         a.copy_from_slice(self.bytes(8)?);
         Ok(f64::from_le_bytes(a))
     }
+    /// What is left to read.
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        self.buf
+    }
     pub(crate) fn len_prefixed(&mut self) -> Result<&'a [u8]> {
         let n = self.varint()? as usize;
         self.bytes(n)
@@ -428,6 +432,54 @@ pub(crate) fn decode_props(r: &mut Reader<'_>) -> Result<Props> {
     Ok(p)
 }
 
+/// The value of property `name` in an encoded property map, decoding no other value. The
+/// map's entries are in name order (it is encoded from a `BTreeMap`), so the walk stops at
+/// the first greater name.
+pub(crate) fn find_prop(encoded: &[u8], name: &str) -> Result<Option<Value>> {
+    let mut r = Reader::new(encoded);
+    for _ in 0..r.varint()? {
+        let k = r.len_prefixed()?;
+        match k.cmp(name.as_bytes()) {
+            std::cmp::Ordering::Less => skip_value(&mut r, 1)?,
+            std::cmp::Ordering::Equal => return decode_value(&mut r, 1).map(Some),
+            std::cmp::Ordering::Greater => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// Steps over one encoded value without building it.
+fn skip_value(r: &mut Reader<'_>, depth: usize) -> Result<()> {
+    if depth > MAX_DEPTH + 1 {
+        return Err(decode_err("value nested too deeply"));
+    }
+    match r.u8()? {
+        T_NULL | T_FALSE | T_TRUE => {}
+        T_INT => {
+            r.varint()?;
+        }
+        T_FLOAT => {
+            r.bytes(8)?;
+        }
+        T_STR | T_BYTES => {
+            r.len_prefixed()?;
+        }
+        T_LIST => {
+            for _ in 0..r.varint()? {
+                skip_value(r, depth + 1)?;
+            }
+        }
+        T_MAP => {
+            for _ in 0..r.varint()? {
+                r.len_prefixed()?;
+                skip_value(r, depth + 1)?;
+            }
+        }
+        t => return Err(decode_err(&format!("unknown value tag {t}"))),
+    }
+    Ok(())
+}
+
 pub(crate) fn decode_value(r: &mut Reader<'_>, depth: usize) -> Result<Value> {
     if depth > MAX_DEPTH + 1 {
         return Err(decode_err("value nested too deeply"));
@@ -496,6 +548,19 @@ mod tests {
         }
 
         #[test]
+        fn one_property_reads_as_the_whole_map(
+            p in proptest::collection::btree_map(".{1,10}", arb_value(), 0..8),
+            probes in proptest::collection::vec(".{1,10}", 0..6),
+        ) {
+            let mut buf = Vec::new();
+            encode_props(&mut buf, &p).unwrap();
+            for name in p.keys().chain(probes.iter()) {
+                let got = find_prop(&buf, name).unwrap();
+                prop_assert_eq!(got.as_ref(), p.get(name), "{}", name);
+            }
+        }
+
+        #[test]
         fn key_encoding_is_memcomparable(a in any::<i64>(), b in any::<i64>(), s in ".{1,10}", t in ".{1,10}") {
             let (ka, kb) = (NodeKey::Int(a), NodeKey::Int(b));
             prop_assert_eq!(ka.encode().cmp(&kb.encode()), a.cmp(&b));
@@ -509,6 +574,7 @@ mod tests {
         #[test]
         fn decoding_garbage_never_panics(b in proptest::collection::vec(any::<u8>(), 0..64)) {
             let _ = decode_props(&mut Reader::new(&b));
+            let _ = find_prop(&b, "a");
             let _ = NodeKey::decode(&b);
         }
     }

@@ -62,6 +62,9 @@ pub struct NodeRef {
     pub key: NodeKey,
     /// Filled when the node leaves the engine in a result.
     pub data: Option<Arc<NodeData>>,
+    /// The node's record as a read-only query's scan read it (its snapshot never changes),
+    /// so its properties and labels are read without a lookup.
+    pub stored: Option<Arc<hopdb_database::NodeRecord>>,
 }
 
 /// A node's contents as of the end of the query.
@@ -144,7 +147,11 @@ impl std::hash::Hash for RelRef {
 impl NodeRef {
     /// A reference to the node with this key.
     pub fn new(key: NodeKey) -> NodeRef {
-        NodeRef { key, data: None }
+        NodeRef {
+            key,
+            data: None,
+            stored: None,
+        }
     }
 }
 

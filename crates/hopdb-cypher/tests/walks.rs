@@ -724,3 +724,67 @@ fn point_reads_answer_as_the_matcher_on_email_eu_core() {
     }
     assert!(nonempty > 150, "most answers should be non-empty: {nonempty}");
 }
+
+/// One-hop counts from a bound node (`COUNT { (n)-[:T]->() }`), answered from degree
+/// counters or the projection, against the same counts matched edge by edge (`WHERE true`):
+/// every node of email-Eu-core, with its self-loops, the multi-edge type and the undirected
+/// type, from the store (no projection built unasked), from a fresh projection, and after a
+/// write that adds self-loops leaves the projection behind.
+#[test]
+fn degree_counts_answer_as_the_row_matcher_on_email_eu_core() {
+    let Some(edges) = eu_core_edges() else { return };
+    let n = edges.iter().map(|&(a, b)| a.max(b)).max().unwrap() + 1;
+    let cfg = hopdb_database::Config {
+        auto_projection_bytes: 0,
+        ..Default::default()
+    };
+    let db = Database::in_memory_with(cfg);
+    load(&db, &edges, n);
+    let e = QueryEngine::new(db.clone());
+    let counts = [
+        "(n)--()",
+        "(n)-->()",
+        "(n)<--()",
+        "()-->(n)",
+        "(n)-[:A]->()",
+        "(n)<-[:A|B]-()",
+        "(n)-[:U]-()",
+        "(n)-[:U]->()",
+        "()-[:U]->(n)",
+        "(n)-[:M]-()",
+        "(n)-[:M]->()",
+        "(n)-[:A|U]-()",
+        "(n)-[:Missing]-()",
+    ];
+    let query = |reference: bool| {
+        let w = if reference { " WHERE true" } else { "" };
+        let items: Vec<String> = counts.iter().map(|c| format!("COUNT {{ {c}{w} }}")).collect();
+        format!("MATCH (n) RETURN n._key AS k, {} ORDER BY k", items.join(", "))
+    };
+    let (planned, reference) = (query(false), query(true));
+    let check = |stage: &str| {
+        let got = rows(&e, &planned, &params! {});
+        assert_eq!(got.len() as i64, n, "{stage}");
+        assert_eq!(got, rows(&e, &reference, &params! {}), "{stage}");
+        // Not all zero: the loops, the parallel pairs and the undirected edges are counted.
+        for col in 1..=counts.len() - 1 {
+            assert!(
+                got.iter().any(|r| r[col] != Value::Int(0)),
+                "{stage}: {}",
+                counts[col - 1]
+            );
+        }
+    };
+    check("store");
+    db.analytics()
+        .projection(&ProjectionSpec::all(), &Control::default())
+        .unwrap();
+    check("fresh projection");
+    rows(
+        &e,
+        "MATCH (n) WHERE n._key IN [0, 2, 'n1'] MERGE (n)-[:A]->(n) MERGE (n)-[:U]->(n) \
+         CREATE (n)-[:M]->(n), (n)-[:M]->(n)",
+        &params! {},
+    );
+    check("after a write");
+}

@@ -368,8 +368,10 @@ fn run_scan(
 ) -> Result<()> {
     it.seek(if start > prefix { start } else { prefix });
     // `item` checks validity once and fetches key and value (fewer FFI calls per entry).
+    // An empty prefix (a whole-family scan) needs no check per entry.
+    let check = !prefix.is_empty();
     while let Some((k, v)) = it.item() {
-        if !k.starts_with(prefix) || !f(k, v) {
+        if (check && !k.starts_with(prefix)) || !f(k, v) {
             break;
         }
         it.next();

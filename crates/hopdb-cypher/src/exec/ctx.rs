@@ -8,7 +8,9 @@ use crate::functions::GraphAccess;
 use crate::result::QueryStats;
 use crate::temporal::Clock;
 use crate::value::{Map, NodeData, NodeRef, RelData, RelRef, Value};
-use hopdb_database::{Analytics, Control, Edge, GraphRead, Node, NodeKey, ReadTxn, SharedProjection, WriteTxn};
+use hopdb_database::{
+    Analytics, Control, Edge, GraphRead, Node, NodeKey, NodeRecord, ReadTxn, SharedProjection, WriteTxn,
+};
 use rustc_hash::FxHashMap;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
@@ -91,6 +93,14 @@ impl FastAdjCache {
     }
 }
 
+/// A node as a query has read it: decoded (`None`: it does not exist), or from a scan with
+/// its properties still encoded, so a query that reads one property per node decodes that
+/// one only.
+enum Seen {
+    Node(Option<Arc<Node>>),
+    Record(NodeRecord),
+}
+
 /// Everything operators and expressions need while a query runs.
 pub(crate) struct Ctx<'t, 'p> {
     pub store: Store<'t>,
@@ -103,7 +113,7 @@ pub(crate) struct Ctx<'t, 'p> {
     pub profile: Option<Vec<(String, u64, u64)>>,
     /// The engine's user-defined procedures (empty unless the engine sets them).
     pub procedures: super::procedures::registry::ProcedureRegistry,
-    nodes: RefCell<FxHashMap<NodeKey, Option<Arc<Node>>>>,
+    nodes: RefCell<FxHashMap<NodeKey, Seen>>,
     rels: RefCell<FxHashMap<RelRef, Option<Arc<Map>>>>,
     /// Regular expressions of `=~`, compiled once per query and pattern text.
     regexes: RefCell<HashMap<String, Arc<regex::Regex>>>,
@@ -308,22 +318,43 @@ impl<'t, 'p> Ctx<'t, 'p> {
 
     /// The node with this key, as the query sees it now; `None` if it does not exist (deleted).
     pub fn node(&self, key: &NodeKey) -> Result<Option<Arc<Node>>> {
-        if let Some(n) = self.nodes.borrow().get(key) {
-            return Ok(n.clone());
-        }
-        let n = self.read().node(key)?.map(Arc::new);
-        self.nodes.borrow_mut().insert(key.clone(), n.clone());
+        let scanned = match self.nodes.borrow().get(key) {
+            Some(Seen::Node(n)) => return Ok(n.clone()),
+            Some(Seen::Record(r)) => Some(r.to_node()?),
+            None => None,
+        };
+        let n = match scanned {
+            Some(n) => Some(Arc::new(n)),
+            None => self.read().node(key)?.map(Arc::new),
+        };
+        self.nodes.borrow_mut().insert(key.clone(), Seen::Node(n.clone()));
         Ok(n)
     }
 
-    /// Caches a node read in bulk (label scans).
-    pub fn remember(&self, n: Node) {
-        let k = n.key.clone();
-        self.nodes.borrow_mut().insert(k, Some(Arc::new(n)));
+    /// Caches a node read by a scan, its properties decoded when one is asked for.
+    pub fn remember(&self, rec: NodeRecord) {
+        self.nodes.borrow_mut().insert(rec.key.clone(), Seen::Record(rec));
+    }
+
+    /// Whether the node has every one of `labels` (`None`: it does not exist), without
+    /// decoding a scanned node's properties.
+    pub fn node_has_labels(&self, n: &NodeRef, labels: &[String]) -> Result<Option<bool>> {
+        if let Some(r) = &n.stored {
+            return Ok(Some(labels.iter().all(|l| r.has_label(l))));
+        }
+        if let Some(Seen::Record(r)) = self.nodes.borrow().get(&n.key) {
+            return Ok(Some(labels.iter().all(|l| r.has_label(l))));
+        }
+        Ok(self
+            .node(&n.key)?
+            .map(|n| labels.iter().all(|l| n.labels.iter().any(|x| x == l))))
     }
 
     /// The node, or an EntityNotFound error when it was deleted.
     pub fn live_node(&self, n: &NodeRef) -> Result<Arc<Node>> {
+        if let Some(r) = &n.stored {
+            return Ok(Arc::new(r.to_node()?));
+        }
         self.node(&n.key)?.ok_or_else(|| {
             CypherError::runtime(
                 ErrorClass::EntityNotFound,
@@ -356,6 +387,12 @@ impl<'t, 'p> Ctx<'t, 'p> {
     pub fn node_property(&self, n: &NodeRef, key: &str) -> Result<Value> {
         if key == KEY_PROPERTY {
             return Ok(key_value(&n.key));
+        }
+        if let Some(r) = &n.stored {
+            return Ok(r.property(key)?.map_or(Value::Null, stored_value));
+        }
+        if let Some(Seen::Record(r)) = self.nodes.borrow().get(&n.key) {
+            return Ok(r.property(key)?.map_or(Value::Null, stored_value));
         }
         let node = self.live_node(n)?;
         Ok(match node.props.get(key) {
@@ -404,8 +441,15 @@ impl<'t, 'p> Ctx<'t, 'p> {
         if n.data.is_some() {
             return Ok(n);
         }
-        let id = self.node_id_of(&n.key)?;
-        let data = match self.node(&n.key)? {
+        let id = match &n.stored {
+            Some(r) => r.id,
+            None => self.node_id_of(&n.key)?,
+        };
+        let node = match &n.stored {
+            Some(r) => Some(Arc::new(r.to_node()?)),
+            None => self.node(&n.key)?,
+        };
+        let data = match node {
             Some(node) => NodeData {
                 id,
                 labels: node.labels.clone(),
@@ -506,6 +550,9 @@ pub(crate) fn convert_props(p: hopdb_database::Props) -> Map {
 
 impl GraphAccess for Ctx<'_, '_> {
     fn labels(&self, n: &NodeRef) -> Result<Vec<String>> {
+        if let Some(r) = &n.stored {
+            return Ok(r.labels.iter().map(|l| l.to_string()).collect());
+        }
         Ok(self.live_node(n)?.labels.clone())
     }
     fn node_properties(&self, n: &NodeRef) -> Result<Map> {
@@ -515,7 +562,10 @@ impl GraphAccess for Ctx<'_, '_> {
         self.rel_props(r)?.map(|p| (*p).clone()).ok_or_else(deleted_rel)
     }
     fn node_id(&self, n: &NodeRef) -> Result<u64> {
-        self.node_id_of(&n.key)
+        match &n.stored {
+            Some(r) => Ok(r.id),
+            None => self.node_id_of(&n.key),
+        }
     }
     fn rel_id(&self, r: &RelRef) -> Result<i64> {
         let (s, e) = (self.node_id_of(&r.src)?, self.node_id_of(&r.dst)?);

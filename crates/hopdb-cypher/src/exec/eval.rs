@@ -357,7 +357,13 @@ pub(crate) fn eval(ctx: &Ctx, e: &Expr, scope: &Scope) -> Result<Value> {
             Ok(Value::List(out))
         }
         Expr::Exists(sq) => Ok(Value::Bool(subquery_count(ctx, sq, scope, true)? > 0)),
-        Expr::CountSubquery(sq) => Ok(Value::Int(subquery_count(ctx, sq, scope, false)? as i64)),
+        Expr::CountSubquery(sq) => {
+            let n = match super::degree::count(ctx, sq, scope)? {
+                Some(n) => n,
+                None => subquery_count(ctx, sq, scope, false)?,
+            };
+            Ok(Value::Int(n as i64))
+        }
     }
 }
 

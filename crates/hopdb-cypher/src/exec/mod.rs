@@ -4,6 +4,7 @@
 
 mod adjacency;
 pub(crate) mod ctx;
+mod degree;
 pub(crate) mod eval;
 pub(crate) mod pattern;
 mod point;

@@ -207,25 +207,27 @@ impl<'c> Matcher<'c, '_, '_> {
                 }
                 out
             }
-            Start::Label(l) => {
-                let mut out = Vec::new();
-                self.ctx.read().for_each_node(Some(&l), &mut |n| {
-                    out.push(Value::Node(NodeRef::new(n.key.clone())));
-                    self.ctx.remember(n);
-                    true
-                })?;
-                out
-            }
-            Start::All => {
-                let mut out = Vec::new();
-                self.ctx.read().for_each_node(None, &mut |n| {
-                    out.push(Value::Node(NodeRef::new(n.key.clone())));
-                    self.ctx.remember(n);
-                    true
-                })?;
-                out
-            }
+            Start::Label(l) => self.scan(Some(&l))?,
+            Start::All => self.scan(None)?,
         })
+    }
+
+    /// The nodes with `label` (or all), each with its record: carried by the node value in a
+    /// read-only query, whose snapshot never changes; cached by key in a writing one.
+    fn scan(&self, label: Option<&str>) -> Result<Vec<Value>> {
+        let read_only = self.ctx.snapshot().is_some();
+        let mut out = Vec::new();
+        self.ctx.read().for_each_node_record(label, &mut |rec| {
+            out.push(if read_only {
+                stored_node(rec)
+            } else {
+                let n = Value::Node(NodeRef::new(rec.key.clone()));
+                self.ctx.remember(rec);
+                n
+            });
+            true
+        })?;
+        Ok(out)
     }
 
     /// Whether node value `v` satisfies the pattern's labels and properties.
@@ -249,10 +251,7 @@ impl<'c> Matcher<'c, '_, '_> {
                 Some(false) => return Ok(false),
                 Some(true) => {}
                 None => {
-                    let Some(node) = self.ctx.node(&n.key)? else {
-                        return Ok(false);
-                    };
-                    if !np.labels.iter().all(|l| node.labels.iter().any(|x| x == l)) {
+                    if self.ctx.node_has_labels(n, &np.labels)? != Some(true) {
                         return Ok(false);
                     }
                 }
@@ -360,23 +359,58 @@ impl<'c> Matcher<'c, '_, '_> {
             }
         };
         let key_known = matches!(start, Start::ByKey(_));
-        for cand in self.candidates(start)? {
-            if !self.node_ok_but(&el.start, &cand, vals, key_known)? {
-                continue;
-            }
-            let (ok, s) = self.bind(&el.start.var, &cand, vals);
-            if ok {
-                // The path so far is kept only for a path variable (`p = ...`).
-                let mut path = if part.var.is_some() {
-                    vec![cand.clone()]
-                } else {
-                    Vec::new()
+        // A label scan's nodes have its label: only the pattern's other labels are checked.
+        let unchecked;
+        let check = match &start {
+            Start::Label(l) if el.start.labels.contains(l) => {
+                unchecked = NodePattern {
+                    labels: el.start.labels.iter().filter(|x| *x != l).cloned().collect(),
+                    ..el.start.clone()
                 };
-                let go = self.chain(parts, i, el, 0, &cand, &mut path, reversed, vals, f)?;
-                self.unbind(s, vals);
-                if !go {
-                    return Ok(false);
+                &unchecked
+            }
+            _ => &el.start,
+        };
+        let from = |me: &mut Self, cand: Value, vals: &mut Vec<Value>, f: &mut Emit| -> Result<bool> {
+            if !me.node_ok_but(check, &cand, vals, key_known)? {
+                return Ok(true);
+            }
+            let (ok, s) = me.bind(&el.start.var, &cand, vals);
+            if !ok {
+                return Ok(true);
+            }
+            // The path so far is kept only for a path variable (`p = ...`).
+            let mut path = if part.var.is_some() {
+                vec![cand.clone()]
+            } else {
+                Vec::new()
+            };
+            let go = me.chain(parts, i, el, 0, &cand, &mut path, reversed, vals, f)?;
+            me.unbind(s, vals);
+            Ok(go)
+        };
+        // A read-only query matches from each scanned node as it is read, so a LIMIT (or a
+        // caller that stops) ends the scan; a writing one reads every candidate first, as its
+        // own writes must not reach the nodes it is still scanning.
+        if let (Start::Label(_) | Start::All, Some(_)) = (&start, self.ctx.snapshot()) {
+            let label = match &start {
+                Start::Label(l) => Some(l.as_str()),
+                _ => None,
+            };
+            let ctx = self.ctx;
+            let (mut go, mut failed) = (true, None);
+            ctx.read().for_each_node_record(label, &mut |rec| {
+                match from(self, stored_node(rec), vals, f) {
+                    Ok(g) => go = g,
+                    Err(e) => failed = Some(e),
                 }
+                go && failed.is_none()
+            })?;
+            return failed.map_or(Ok(go), Err);
+        }
+        for cand in self.candidates(start)? {
+            if !from(self, cand, vals, f)? {
+                return Ok(false);
             }
         }
         Ok(true)
@@ -899,4 +933,12 @@ fn shortest_paths(
         }
     }
     Ok(out)
+}
+
+/// A read-only query's node value for a scanned record, which it carries (see
+/// `NodeRef::stored`).
+fn stored_node(rec: hopdb_database::NodeRecord) -> Value {
+    let mut n = NodeRef::new(rec.key.clone());
+    n.stored = Some(std::sync::Arc::new(rec));
+    Value::Node(n)
 }

@@ -276,28 +276,30 @@ pub(crate) fn project(ctx: &Ctx, t: Table, p: &Projection) -> Result<Table> {
                 })
                 .collect()
         };
+        // One buffer for every row's aggregate arguments; a row's key values are cloned only
+        // when they start a group.
+        let mut args = Vec::new();
         for row in t.rows {
             ctx.check()?;
             let scope = Scope::row(&t.names, &row);
-            let keys = key_idx
+            let gk = key_idx
                 .iter()
-                .map(|&k| eval(ctx, &items[k].expr, &scope))
+                .map(|&k| eval(ctx, &items[k].expr, &scope).map(GroupKey))
                 .collect::<Result<Vec<_>>>()?;
-            let gk: Vec<GroupKey> = keys.iter().cloned().map(GroupKey).collect();
             let g = match index.get(&gk) {
                 Some(&g) => g,
                 None => {
+                    let keys = gk.iter().map(|k| k.0.clone()).collect();
                     groups.push((keys, row.clone(), new_aggs()?));
                     index.insert(gk, groups.len() - 1);
                     groups.len() - 1
                 }
             };
             for (a, call) in groups[g].2.iter_mut().zip(&aggs) {
-                let args = call
-                    .args
-                    .iter()
-                    .map(|x| eval(ctx, x, &scope))
-                    .collect::<Result<Vec<_>>>()?;
+                args.clear();
+                for x in &call.args {
+                    args.push(eval(ctx, x, &scope)?);
+                }
                 a.update(&args)?;
             }
         }

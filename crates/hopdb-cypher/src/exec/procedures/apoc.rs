@@ -129,16 +129,13 @@ fn nodes_arg(ctx: &Ctx, name: &str, v: &Value) -> Result<Vec<NodeRef>> {
     let one = |v: &Value| -> Result<Option<NodeRef>> {
         match v {
             Value::Null => Ok(None),
-            Value::Node(n) => Ok(Some(NodeRef {
-                key: n.key.clone(),
-                data: None,
-            })),
+            Value::Node(n) => Ok(Some(NodeRef::new(n.key.clone()))),
             Value::Int(id) => Ok(u64::try_from(*id)
                 .ok()
                 .map(|id| ctx.read().node_key(id))
                 .transpose()?
                 .flatten()
-                .map(|key| NodeRef { key, data: None })),
+                .map(NodeRef::new)),
             o => Err(failed(
                 name,
                 format!("expected a node or a node id, not {}", o.type_name()),
@@ -342,15 +339,7 @@ fn subgraph(ctx: &mut Ctx, args: &[Value], all: bool) -> Result<Vec<Vec<Value>>>
             }
         }
     }
-    let node_values: Vec<Value> = kept
-        .iter()
-        .map(|k| {
-            Value::Node(NodeRef {
-                key: k.clone(),
-                data: None,
-            })
-        })
-        .collect();
+    let node_values: Vec<Value> = kept.iter().map(|k| Value::Node(NodeRef::new(k.clone()))).collect();
     if !all {
         return Ok(node_values.into_iter().map(|n| vec![n]).collect());
     }

@@ -95,6 +95,6 @@ fn query_nodes(ctx: &Ctx, args: &[Value]) -> Result<Vec<Vec<Value>>> {
         .into_iter()
         .skip(skip)
         .take(limit)
-        .map(|(key, score)| vec![Value::Node(NodeRef { key, data: None }), Value::Float(score)])
+        .map(|(key, score)| vec![Value::Node(NodeRef::new(key)), Value::Float(score)])
         .collect())
 }
