@@ -214,10 +214,10 @@ impl View<'_> {
         // Nodes with the same labels share one list of names (most scans see one or two
         // label sets), found by comparing the encoded lists: no allocation per node for them.
         // The record of a node without `label` is not built.
-        let last: std::cell::RefCell<LabelSet> = Default::default();
+        let seen_labels: std::cell::RefCell<LabelSet> = Default::default();
         let record = |id: NodeId, b: &[u8]| -> Result<Option<NodeRecord>> {
             let (key, labels, props) = NodeRec::decode_lazy(b)?;
-            let mut last = last.borrow_mut();
+            let mut last = seen_labels.borrow_mut();
             if last.encoded != labels {
                 let ids = NodeRec::label_ids(labels)?;
                 *last = LabelSet {

@@ -336,14 +336,23 @@ impl<'t, 'p> Ctx<'t, 'p> {
         self.nodes.borrow_mut().insert(rec.key.clone(), Seen::Record(rec));
     }
 
+    /// `f` of the node's scanned record, carried by the value or cached by key; `None` when
+    /// there is none (the node was read whole, or not yet).
+    fn scanned<R>(&self, n: &NodeRef, f: impl FnOnce(&NodeRecord) -> R) -> Option<R> {
+        if let Some(r) = &n.stored {
+            return Some(f(r));
+        }
+        match self.nodes.borrow().get(&n.key) {
+            Some(Seen::Record(r)) => Some(f(r)),
+            _ => None,
+        }
+    }
+
     /// Whether the node has every one of `labels` (`None`: it does not exist), without
     /// decoding a scanned node's properties.
     pub fn node_has_labels(&self, n: &NodeRef, labels: &[String]) -> Result<Option<bool>> {
-        if let Some(r) = &n.stored {
-            return Ok(Some(labels.iter().all(|l| r.has_label(l))));
-        }
-        if let Some(Seen::Record(r)) = self.nodes.borrow().get(&n.key) {
-            return Ok(Some(labels.iter().all(|l| r.has_label(l))));
+        if let Some(has) = self.scanned(n, |r| labels.iter().all(|l| r.has_label(l))) {
+            return Ok(Some(has));
         }
         Ok(self
             .node(&n.key)?
@@ -388,11 +397,8 @@ impl<'t, 'p> Ctx<'t, 'p> {
         if key == KEY_PROPERTY {
             return Ok(key_value(&n.key));
         }
-        if let Some(r) = &n.stored {
-            return Ok(r.property(key)?.map_or(Value::Null, stored_value));
-        }
-        if let Some(Seen::Record(r)) = self.nodes.borrow().get(&n.key) {
-            return Ok(r.property(key)?.map_or(Value::Null, stored_value));
+        if let Some(v) = self.scanned(n, |r| r.property(key)) {
+            return Ok(v?.map_or(Value::Null, stored_value));
         }
         let node = self.live_node(n)?;
         Ok(match node.props.get(key) {
@@ -441,10 +447,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
         if n.data.is_some() {
             return Ok(n);
         }
-        let id = match &n.stored {
-            Some(r) => r.id,
-            None => self.node_id_of(&n.key)?,
-        };
+        let id = self.node_id(&n)?;
         let node = match &n.stored {
             Some(r) => Some(Arc::new(r.to_node()?)),
             None => self.node(&n.key)?,
