@@ -58,6 +58,11 @@ def summarize(path, warmup_s, write_rate, cg_stats=None, exit_code=None, thresho
     if after and any(s.get("cgroup_mib") is not None for s in after):
         cs = slope_per_hour([s["t"] for s in after if s.get("cgroup_mib") is not None], [s["cgroup_mib"] for s in after if s.get("cgroup_mib") is not None])
         out["cgroup_slope_mib_per_h"] = None if cs is None else round(cs, 2)
+    parts = [s for s in after if "memory" in s]
+    if len(parts) > 2:  # each owner's slope: which part grows (worker.memory_parts)
+        ts = [s["t"] for s in parts]
+        out["memory_slopes_mib_per_h"] = {k: round(slope_per_hour(ts, [s["memory"][k] for s in parts]), 2) for k in parts[0]["memory"]}
+        out["memory_end_mib"] = parts[-1]["memory"]
     q = max(1, len(after) // 4)
     kinds = {}
     for k in KINDS:
@@ -123,7 +128,8 @@ def chart(path, png, title, warmup_s=None, limit_mib=None):
 
     _, samples, _, _ = load(path)
     t = [s["t"] / 60 for s in samples]
-    fig, ax = plt.subplots(3, 1, figsize=(10, 10), sharex=True)
+    parts = [s for s in samples if "memory" in s]
+    fig, ax = plt.subplots(4 if parts else 3, 1, figsize=(10, 13 if parts else 10), sharex=True)
     ax[0].plot(t, [s["vmrss"] for s in samples], label="worker RSS (VmRSS)")
     if any("rssanon" in s for s in samples):
         ax[0].plot(t, [s.get("rssanon") for s in samples], label="worker anonymous RSS (RssAnon)", linewidth=0.8)
@@ -143,8 +149,16 @@ def chart(path, png, title, warmup_s=None, limit_mib=None):
         ax[2].plot(t, [s[k]["per_s"] for s in samples], label=f"{k} calls/s" if k != "writer" else "writer durable writes/s")
     ax[2].set_ylabel("per second")
     ax[2].set_ylim(bottom=0)
-    ax[2].set_xlabel("minutes")
     ax[2].legend(loc="lower right")
+    if parts:
+        tp = [s["t"] / 60 for s in parts]
+        for k in parts[0]["memory"]:
+            if k != "python_blocks":
+                ax[3].plot(tp, [s["memory"][k] for s in parts], label=k, linewidth=0.9)
+        ax[3].set_ylabel("MiB, by owner")
+        ax[3].set_ylim(bottom=0)
+        ax[3].legend(loc="upper left", fontsize="small", ncol=3)
+    ax[-1].set_xlabel("minutes")
     for a in ax:
         a.grid(True, alpha=0.3)
         if warmup_s:

@@ -55,6 +55,9 @@ def main(argv=None):
     samples = os.path.join(out, "samples.jsonl")
     summary_path = os.path.join(out, "summary.json")
 
+    # A SIGTERM unwinds like Ctrl-C, so the worker, its cgroup and the store copy are removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    copy = None
     try:
         group = cgroup.create(int(a.cap_mb * 2**20))
     except cgroup.Unavailable as x:
@@ -87,6 +90,10 @@ def main(argv=None):
             log(f"soak: worker {p.pid} still running {a.duration + 600:g} s after the start: killing it")
             os.kill(p.pid, signal.SIGKILL)
             code = p.wait()
+        except BaseException:  # SIGTERM (see main) or Ctrl-C: stop the worker so its group can go
+            p.kill()
+            p.wait()
+            raise
         wall = time.time() - t0
         stats = group.stats()
         stats["mechanism"] = group.mechanism
@@ -96,8 +103,8 @@ def main(argv=None):
             time.sleep(0.1)
     finally:
         group.remove()
-    if not a.keep_store and os.path.exists(copy):
-        shutil.rmtree(copy)
+        if copy and not a.keep_store and os.path.exists(copy):
+            shutil.rmtree(copy)
     th = {"rss_slope_mib_per_h": a.max_rss_slope, "p99_drift": a.max_p99_drift, "min_trend_span_s": a.min_trend_span}
     s = report.summarize(samples, warmup, a.write_rate, stats, code, th)
     s = {"status": "ok" if s["ok"] else "failed", "scale": None if a.store else a.scale, "counts": {k: counts.get(k) for k in ("nodes", "edges")},

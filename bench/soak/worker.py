@@ -24,6 +24,7 @@ latency and errors of the window; the writer's schedule lag too.
 """
 import argparse
 import collections
+import ctypes
 import json
 import os
 import random
@@ -86,6 +87,38 @@ def vm_status(pid="self"):
         if line.startswith(("VmRSS:", "VmHWM:", "RssAnon:", "RssFile:")):
             k, v = line.split(":", 1)
             out[k] = int(v.split()[0]) / 1024  # kB -> MiB
+    return out
+
+
+class _Mallinfo2(ctypes.Structure):
+    """glibc's struct mallinfo2 (glibc 2.33+): the C/C++ heap RocksDB allocates from."""
+
+    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+
+def _glibc_mallinfo():
+    try:
+        f = ctypes.CDLL(None).mallinfo2
+    except (OSError, AttributeError):
+        return None
+    f.restype = _Mallinfo2
+    return f
+
+
+MALLINFO2 = _glibc_mallinfo()
+
+
+def memory_parts(g):
+    """The process's memory by owner, MiB: the store's parts (Graph.memory_usage), glibc's heap
+    (RocksDB's C++ and CPython's large objects: in use, held free, mmapped), and CPython's
+    live blocks. What RSS holds beyond their sum is allocator slack and thread stacks."""
+    mib = 1 / 2**20
+    out = {k: round(v * mib, 2) for k, v in g.memory_usage().items() if k != "key_index_keys"}
+    if MALLINFO2 is not None:
+        m = MALLINFO2()
+        out["glibc_in_use"] = round((m.uordblks + m.hblkhd) * mib, 2)
+        out["glibc_free"] = round(m.fordblks * mib, 2)
+    out["python_blocks"] = sys.getallocatedblocks()
     return out
 
 
@@ -237,6 +270,8 @@ class Soak:
         line.update({k.lower(): round(v, 2) for k, v in vm_status().items()})
         cpu = os.times()
         line["cpu_s"] = round(cpu.user + cpu.system, 2)  # the worker's CPU seconds so far
+        if hasattr(self.g, "memory_usage"):
+            line["memory"] = memory_parts(self.g)
         try:
             line["loadavg1"] = float(open("/proc/loadavg").read().split()[0])  # the machine's (other jobs too)
         except (OSError, ValueError):

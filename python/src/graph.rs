@@ -498,6 +498,36 @@ impl GraphHandle {
         self.store(py, |g| g.flush())
     }
 
+    /// The store's memory by part, in bytes, read without touching data: the block cache
+    /// (and what of it is pinned), the row cache, memtables, the SST readers' own memory, the
+    /// key index, and the bytes the Rust side's allocator (mimalloc) has committed. RocksDB's
+    /// C++ and CPython allocate elsewhere, so the parts need not add up to the process's RSS.
+    ///
+    /// >>> import hopdb
+    /// >>> g = hopdb.Graph()
+    /// >>> g.upsert_edge("a", "LINKS", "b")
+    /// >>> g.memory_usage()["key_index_keys"]
+    /// 2
+    fn memory_usage<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let db = self.db()?;
+        let m = py.detach(|| db.graph().memory_usage());
+        let s = &m.storage;
+        let d = PyDict::new(py);
+        for (k, v) in [
+            ("block_cache", s.block_cache_bytes),
+            ("block_cache_pinned", s.block_cache_pinned_bytes),
+            ("row_cache", s.row_cache_bytes),
+            ("memtables", s.memtable_bytes),
+            ("table_readers", s.table_readers_bytes),
+            ("key_index", m.key_index_bytes),
+            ("key_index_keys", m.key_index_keys),
+            ("allocator_committed", crate::allocator_committed_bytes()),
+        ] {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+
     /// Loads the store's keys into the in-memory key index (one scan, until every key is in
     /// or the index's share of ``memory_mb`` is spent) and returns how many it indexed. Reads
     /// by key then cost one storage lookup fewer from their first call; without it the index

@@ -46,6 +46,28 @@ fn return_free_pages() {
     };
 }
 
+/// The bytes mimalloc holds committed for the Rust side (its own estimate on Linux: the
+/// read/write memory it has reserved), for `Graph.memory_usage`.
+pub(crate) fn allocator_committed_bytes() -> u64 {
+    let mut commit = 0usize;
+    // SAFETY: every out-parameter but `current_commit` is null, which mimalloc allows; the one
+    // given points at a live usize.
+    #[allow(unsafe_code)]
+    unsafe {
+        libmimalloc_sys::mi_process_info(
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut commit,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
+    };
+    commit as u64
+}
+
 #[pymodule]
 fn _hopdb(m: &Bound<'_, PyModule>) -> PyResult<()> {
     hopdb_database::after_projection_builds(return_free_pages);

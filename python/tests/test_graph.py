@@ -186,6 +186,26 @@ def test_warm_key_index_only_makes_reads_faster(tmp_path):
                 assert g.node("k0")["labels"] == ["Again"] and g.nodes(["k0"])[0]["key"] == "k0"
 
 
+def test_memory_usage_reports_each_part_within_the_budget(tmp_path):
+    """Graph.memory_usage: the parts a store holds, read without touching data. A 16 MiB budget
+    gives the block cache 5/16 and the key index 6/16 of it (Config::with_memory_budget)."""
+    mib = 2**20
+    with hopdb.Graph(str(tmp_path / "store"), memory_mb=16) as g:
+        g.upsert_edges([(f"a{i}", "R", f"b{i}") for i in range(3000)])
+        m = g.memory_usage()
+        assert set(m) == {"block_cache", "block_cache_pinned", "row_cache", "memtables", "table_readers", "key_index", "key_index_keys", "allocator_committed"}
+        assert m["key_index_keys"] == 6000  # every key written, within its 6 MiB share
+        assert 0 < m["key_index"] <= 6 * mib
+        assert m["memtables"] > 0  # nothing flushed yet
+        assert m["block_cache"] <= 5 * mib and m["block_cache_pinned"] <= m["block_cache"]
+        assert m["row_cache"] == 0  # a budget turns the row cache off
+        assert m["allocator_committed"] > 0
+        g.flush()
+        assert g.memory_usage()["table_readers"] > 0  # the flush opened SST files
+    m = hopdb.Graph().memory_usage()  # in memory: no engine caches
+    assert m["block_cache"] == m["memtables"] == m["table_readers"] == 0
+
+
 def _forked_child(path, conn):
     # Runs in a forked child: the extension (and its allocator) was loaded by the parent.
     with hopdb.Graph(path) as g:

@@ -311,10 +311,10 @@ impl Source<'_> {
 }
 
 impl Analytics {
-    /// Traversals and algorithms over `graph`; turns on the store's change log (bounded) so
-    /// the projection can follow writes.
+    /// Traversals and algorithms over `graph`. The store's change log, which lets a projection
+    /// follow writes, is turned on by the first projection build: a store that never builds
+    /// one does not pay for it (up to 200,000 changes held).
     pub fn new(graph: Graph) -> Analytics {
-        graph.track_changes(CHANGE_LOG_CAPACITY);
         Analytics {
             graph,
             cache: Arc::new(Mutex::new(HashMap::new())),
@@ -837,6 +837,10 @@ fn build_fresh(
     ctrl: &Control,
 ) -> Result<Projected> {
     let _one = building.lock();
+    // Before the snapshot: every commit after it is then recorded, so the overlay installed
+    // on this projection can follow them. A commit already under way when the log starts is
+    // published before the exact snapshot is taken.
+    graph.track_changes(CHANGE_LOG_CAPACITY);
     let txn = exact_snapshot(graph);
     if let Some(p) = cache.lock().get(spec).filter(|p| p.version() == txn.version()) {
         return Ok(Projected {

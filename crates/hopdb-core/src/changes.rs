@@ -111,13 +111,20 @@ impl Default for Versions {
     }
 }
 
+/// What one commit's entry costs against the log's capacity: its changes plus one for the
+/// entry itself, so commits with no structural change (property updates) are trimmed too.
+fn set_weight(changes: Option<&[GraphChange]>) -> usize {
+    changes.map_or(0, <[GraphChange]>::len) + 1
+}
+
 impl Versions {
     pub(crate) fn tracking(&self) -> bool {
         self.tracking.load(Ordering::SeqCst)
     }
 
-    /// Turns tracking on, keeping at most `capacity` changes (older commits are dropped).
-    /// Called under the writer lock so no commit is half-recorded.
+    /// Turns tracking on, keeping at most `capacity` changes, each commit counting one more
+    /// (older commits are dropped). A commit already under way when tracking starts is logged
+    /// as unrecorded, so a reader of the log sees a gap, never part of a commit.
     pub(crate) fn track(&self, capacity: usize) {
         let mut log = self.log.lock();
         log.capacity = capacity.max(log.capacity);
@@ -144,12 +151,12 @@ impl Versions {
         let v = self.started.load(Ordering::SeqCst);
         if self.tracking() {
             let mut log = self.log.lock();
-            let n = changes.as_ref().map_or(0, Vec::len);
+            let n = set_weight(changes.as_deref());
             log.held += n;
             log.sets.push_back(Arc::new(ChangeSet { version: v, changes }));
             while log.held > log.capacity {
                 let Some(old) = log.sets.pop_front() else { break };
-                log.held -= old.changes.as_ref().map_or(0, Vec::len);
+                log.held -= set_weight(old.changes.as_deref());
                 log.floor = old.version;
             }
         }

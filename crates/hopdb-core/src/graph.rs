@@ -81,6 +81,18 @@ pub struct Stats {
     pub storage: StorageStats,
 }
 
+/// What an open store holds in memory, by part: the bounded caches and what grows with the
+/// data (see [`Graph::memory_usage`]).
+#[derive(Debug, Clone, Default)]
+pub struct MemoryUsage {
+    /// The storage engine's caches, memtables and table readers (all zero in memory).
+    pub storage: StorageStats,
+    /// Keys in the in-memory key index (decision 0014).
+    pub key_index_keys: u64,
+    /// The bytes the key index holds.
+    pub key_index_bytes: u64,
+}
+
 fn meta_u64(kv: &dyn KvRead, key: &[u8]) -> Result<Option<u64>> {
     match kv.get(Cf::Meta, key)? {
         None => Ok(None),
@@ -447,6 +459,17 @@ impl Graph {
             edge_types: v.edge_types()?,
             storage: self.inner.engine.stats(),
         })
+    }
+
+    /// The store's memory by part, without reading any data: for diagnostics, the soak's
+    /// samples and `/metrics`.
+    pub fn memory_usage(&self) -> MemoryUsage {
+        let (keys, bytes) = self.inner.ids.stats();
+        MemoryUsage {
+            storage: self.inner.engine.stats(),
+            key_index_keys: keys as u64,
+            key_index_bytes: bytes as u64,
+        }
     }
 
     /// Makes everything written so far durable on disk (needed only with `Durability::None`).

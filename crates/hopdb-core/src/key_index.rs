@@ -196,9 +196,8 @@ impl KeyIndex {
         Indexed::Yes
     }
 
-    /// Keys indexed and heap bytes held, for tests and diagnostics.
-    #[cfg(test)]
-    fn stats(&self) -> (usize, usize) {
+    /// Keys indexed and heap bytes held (tests and [`crate::Graph::memory_usage`]).
+    pub(crate) fn stats(&self) -> (usize, usize) {
         self.shards.iter().fold((0, 0), |(n, b), s| {
             let s = s.read();
             (

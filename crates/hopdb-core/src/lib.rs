@@ -47,7 +47,7 @@ pub use config::{AccessMode, Compression, Config, Durability, MissingEndpoints};
 pub use engine::StorageStats;
 pub use error::{Error, ErrorKind, Result};
 pub use fulltext::FulltextIndexDef;
-pub use graph::{BackupReport, Graph, GraphRead, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
+pub use graph::{BackupReport, Graph, GraphRead, MemoryUsage, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
 pub use index::IndexDef;
 pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, NodeRecord, WriteMode};
 pub use parallel::split_batch;

@@ -4,7 +4,9 @@
 // Tests: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use hopdb_core::{ChangesUnavailable, EdgeTypeOptions, Graph, GraphChange, GraphRead, NodeKey, WriteMode};
+use hopdb_core::{
+    ChangesUnavailable, EdgeTypeOptions, Graph, GraphChange, GraphRead, NodeKey, Props, Value, WriteMode,
+};
 
 fn edge(g: &Graph, a: &str, ty: &str, b: &str) {
     g.upsert_edge(a, ty, b, None, Default::default(), WriteMode::Merge)
@@ -99,12 +101,12 @@ fn the_log_records_structural_changes_in_order() {
 #[test]
 fn bulk_loads_and_trimming_make_the_log_unavailable() {
     let g = Graph::in_memory();
-    g.track_changes(3);
+    g.track_changes(4);
     let v0 = g.version();
-    edge(&g, "a", "R", "b"); // 3 changes
+    edge(&g, "a", "R", "b"); // 3 changes, and the commit's own entry
     let v1 = g.version();
     assert_eq!(g.changes_between(v0, v1).unwrap().len(), 1);
-    edge(&g, "c", "R", "d"); // 3 more: the first commit no longer fits
+    edge(&g, "c", "R", "d"); // 4 more: the first commit no longer fits
     assert_eq!(
         g.changes_between(v0, g.version()).unwrap_err(),
         ChangesUnavailable::Trimmed
@@ -127,4 +129,26 @@ fn bulk_loads_and_trimming_make_the_log_unavailable() {
     edge(&g, "y", "R", "z");
     let after = g.version();
     assert_eq!(g.changes_between(after - 1, after).unwrap().len(), 1);
+}
+
+/// A commit with no structural change (a property update) still takes an entry in the log,
+/// and the log's bound counts it: a stream of them is trimmed like any other, instead of
+/// growing the log for as long as the process runs.
+#[test]
+fn commits_without_structural_changes_are_trimmed_too() {
+    let g = Graph::in_memory();
+    g.track_changes(10);
+    edge(&g, "a", "R", "b");
+    let v0 = g.version();
+    for i in 0..1000 {
+        let mut p = Props::new();
+        p.insert("n".into(), Value::Int(i));
+        g.upsert_node("a", &[], p, WriteMode::Merge).unwrap();
+    }
+    let v = g.version();
+    assert_eq!(v - v0, 1000);
+    assert_eq!(g.changes_between(v0, v).unwrap_err(), ChangesUnavailable::Trimmed);
+    let recent = g.changes_between(v - 5, v).unwrap();
+    assert_eq!(recent.len(), 5);
+    assert!(recent.iter().all(|s| s.changes.as_deref() == Some(&[][..])));
 }

@@ -12,7 +12,8 @@
 //! | `hopdb_bolt_open_transactions` | gauge | `mode` (`read`, `write`) |
 //! | `hopdb_http_requests_total` | counter | `endpoint` (`health`, `metrics`, `query`, `other`), `status` |
 //! | `hopdb_store_nodes`, `hopdb_store_relationships` | gauge | |
-//! | `hopdb_rocksdb_sst_bytes`, `_live_data_bytes`, `_memtable_bytes`, `_block_cache_usage_bytes`, `_sst_files`, `_wal_bytes` | gauge | |
+//! | `hopdb_rocksdb_sst_bytes`, `_live_data_bytes`, `_memtable_bytes`, `_block_cache_usage_bytes`, `_block_cache_pinned_bytes`, `_table_readers_bytes`, `_sst_files`, `_wal_bytes` | gauge | |
+//! | `hopdb_key_index_bytes` | gauge | |
 //!
 //! A statement's kind comes from its cached plan, as the Bolt summary's `type`: `r` is
 //! `read`, `w` and `rw` are `write`, `s` is `schema`; `other` is a statement that failed
@@ -162,6 +163,9 @@ struct StoreGauges {
     live_data_bytes: IntGauge,
     memtable_bytes: IntGauge,
     block_cache_usage_bytes: IntGauge,
+    block_cache_pinned_bytes: IntGauge,
+    table_readers_bytes: IntGauge,
+    key_index_bytes: IntGauge,
     sst_files: IntGauge,
     wal_bytes: IntGauge,
 }
@@ -256,6 +260,21 @@ impl Metrics {
                 "hopdb_rocksdb_block_cache_usage_bytes",
                 "Bytes in use in RocksDB's shared block cache",
             )?,
+            block_cache_pinned_bytes: gauge(
+                r,
+                "hopdb_rocksdb_block_cache_pinned_bytes",
+                "Of the block cache's bytes, those pinned (in use by readers, or pinned index partitions)",
+            )?,
+            table_readers_bytes: gauge(
+                r,
+                "hopdb_rocksdb_table_readers_bytes",
+                "Memory the open SST files' readers hold outside the block cache; grows with the number of files",
+            )?,
+            key_index_bytes: gauge(
+                r,
+                "hopdb_key_index_bytes",
+                "Bytes held by the in-memory key index (node key -> id), bounded by its share of the memory budget",
+            )?,
             sst_files: gauge(r, "hopdb_rocksdb_sst_files", "SST files over all levels and column families")?,
             wal_bytes: gauge(r, "hopdb_rocksdb_wal_bytes", "Size of the write-ahead log files")?,
         };
@@ -335,7 +354,16 @@ impl Metrics {
         self.connections.set(i64::try_from(connections).unwrap_or(i64::MAX));
         self.plan_entries
             .set(i64::try_from(engine.plan_cache().len()).unwrap_or(i64::MAX));
-        match engine.database().graph().stats() {
+        let graph = engine.database().graph();
+        let memory = graph.memory_usage();
+        self.store
+            .block_cache_pinned_bytes
+            .set(as_i64(memory.storage.block_cache_pinned_bytes));
+        self.store
+            .table_readers_bytes
+            .set(as_i64(memory.storage.table_readers_bytes));
+        self.store.key_index_bytes.set(as_i64(memory.key_index_bytes));
+        match graph.stats() {
             Ok(stats) => {
                 let s = &self.store;
                 s.nodes.set(as_i64(stats.nodes));
@@ -378,8 +406,14 @@ mod tests {
         m.error(Protocol::Bolt, "Neo.ClientError.Statement.SyntaxError");
         let tx = m.open_transaction(true);
         m.http_request(Endpoint::Health, 200);
-        let engine = QueryEngine::new(Database::in_memory());
+        let db = Database::in_memory();
+        db.graph()
+            .upsert_edge("a", "R", "b", None, Default::default(), Default::default())
+            .unwrap();
+        let engine = QueryEngine::new(db.clone());
         let text = m.render(&engine, 3);
+        let key_index = db.graph().memory_usage().key_index_bytes;
+        assert!(key_index > 0, "two keys written, the key index holds nothing");
         for line in [
             "hopdb_query_duration_seconds_count{kind=\"read\",protocol=\"bolt\"} 1",
             "hopdb_query_duration_seconds_count{kind=\"other\",protocol=\"http\"} 1",
@@ -391,8 +425,10 @@ mod tests {
             "hopdb_bolt_connections 3",
             "hopdb_bolt_max_connections 7",
             "hopdb_http_requests_total{endpoint=\"health\",status=\"200\"} 1",
-            "hopdb_store_nodes 0",
+            "hopdb_store_nodes 2",
             "hopdb_rocksdb_memtable_bytes 0",
+            "hopdb_rocksdb_table_readers_bytes 0",
+            &format!("hopdb_key_index_bytes {key_index}"),
         ] {
             assert!(text.contains(line), "no `{line}` in\n{text}");
         }

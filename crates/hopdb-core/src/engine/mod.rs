@@ -126,6 +126,13 @@ pub struct StorageStats {
     pub sst_files: u64,
     /// Size of the write-ahead log files (`*.log`) in the store directory.
     pub wal_bytes: u64,
+    /// Of `block_cache_bytes`, what is pinned (in use by readers or pinned index partitions).
+    pub block_cache_pinned_bytes: u64,
+    /// Bytes in use in the row cache (0 without one).
+    pub row_cache_bytes: u64,
+    /// Memory the open SST files' readers hold outside the block cache
+    /// (RocksDB's `estimate-table-readers-mem`); it grows with the number of files.
+    pub table_readers_bytes: u64,
 }
 
 /// A sorted run of records for one column family, built beside the engine and added to it

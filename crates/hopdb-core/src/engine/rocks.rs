@@ -27,7 +27,7 @@ pub(crate) struct RocksEngine {
     cache: Cache,
     /// Kept alive for as long as the DB uses them.
     _wbm: WriteBufferManager,
-    _row_cache: Option<Cache>,
+    row_cache: Option<Cache>,
     secondary_dir: Option<PathBuf>,
     /// Per column family (indexed by `Cf`), the options bulk runs (SST files) are built with.
     bulk_opts: Vec<Options>,
@@ -290,7 +290,7 @@ impl RocksEngine {
             path: Arc::from(path),
             cache,
             _wbm: wbm,
-            _row_cache: row_cache,
+            row_cache,
             secondary_dir,
             bulk_opts,
             absent,
@@ -648,6 +648,9 @@ impl Engine for RocksEngine {
             block_cache_bytes: self.cache.get_usage() as u64,
             sst_files,
             wal_bytes,
+            block_cache_pinned_bytes: self.cache.get_pinned_usage() as u64,
+            row_cache_bytes: self.row_cache.as_ref().map_or(0, |c| c.get_usage() as u64),
+            table_readers_bytes: sum("rocksdb.estimate-table-readers-mem"),
         }
     }
 
