@@ -244,9 +244,9 @@ impl Graph {
         let next_node = meta_u64(&*engine, META_NEXT_NODE)?.unwrap_or(1);
         let next_edge = meta_u64(&*engine, META_NEXT_EDGE)?.unwrap_or(1);
         let ids = KeyIndex::new(cfg.id_cache_bytes);
-        // One live id per 128 bytes of the key index's budget (its entries are far smaller
-        // than the index's, and it is outside the budget).
-        let live = quick_cache::unsync::Cache::new((cfg.id_cache_bytes / 128).max(16) as usize);
+        // A bitmap of at most a sixteenth of the key index's budget, outside it: 1.5 MiB, ids
+        // below 12.6 million, by default.
+        let live = crate::state::LiveIds::new(cfg.id_cache_bytes / 16);
         Ok(Graph {
             warm: None,
             inner: Arc::new(Inner::new(

@@ -146,6 +146,32 @@ fn cf_options(cfg: &Config, cf: Cf, cache: &Cache, wbm: &WriteBufferManager) -> 
     o
 }
 
+/// glibc raises its mmap threshold (up to 32 MiB) each time a mapped block is freed. From then
+/// on RocksDB's memtable blocks (about 1 MiB, all freed at each flush) come from the heap,
+/// where they leave holes that are reused badly and never returned: in the S=10 soak the C++
+/// heap held 57 MiB free after 18 minutes, against 27 MiB with the threshold fixed. Setting
+/// it once fixes it at glibc's own starting value (process-wide, as the environment variable
+/// would), so large blocks are mapped and unmapped again. A threshold the user set in
+/// `MALLOC_MMAP_THRESHOLD_` stands.
+fn fix_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_some() {
+                return;
+            }
+            // SAFETY: mallopt takes two integers and changes only the allocator's parameters;
+            // glibc serializes it against concurrent allocations.
+            #[allow(unsafe_code)]
+            let set = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10) };
+            if set != 1 {
+                tracing::debug!("glibc refused a fixed mmap threshold; the C++ heap may fragment");
+            }
+        });
+    }
+}
+
 fn db_options(cfg: &Config, row_cache: Option<&Cache>) -> Options {
     let mut o = Options::default();
     if let Some(c) = row_cache {
@@ -179,6 +205,7 @@ impl RocksEngine {
     /// Opens (or, for a writer, creates) the store at `path`. Returns the engine and whether
     /// the store was created just now.
     pub(crate) fn open(path: &Path, cfg: &Config) -> Result<(RocksEngine, bool)> {
+        fix_mmap_threshold();
         let writer = cfg.access == AccessMode::ReadWrite;
         if path.join(ROLLBACK_DIR).is_dir() {
             if !writer {

@@ -332,7 +332,7 @@ impl<'g> WriteTxn<'g> {
         let mut need = Vec::new();
         for k in keys.iter().filter(|k| !self.new_keys.contains_key(**k)) {
             let cached = self.g.ids.get(k);
-            if cached.is_none_or(|id| self.state.live.get(&id).is_none()) {
+            if cached.is_none_or(|id| !self.state.live.contains(id)) {
                 need.push((*k, k.encode()));
             }
         }
@@ -413,7 +413,7 @@ impl<'g> WriteTxn<'g> {
         if let Some(v) = self.p.kv[Cf::Nodes as usize].get(id_bytes(id).as_slice()) {
             return Ok(v.is_some());
         }
-        if self.state.live.get(&id).is_some() {
+        if self.state.live.contains(id) {
             return Ok(true);
         }
         let live = match self.get(Cf::Keys, &key.encode())? {
@@ -422,7 +422,7 @@ impl<'g> WriteTxn<'g> {
         };
         if live {
             // Observed in the committed state, which only this lock holder can change.
-            self.state.live.insert(id, ());
+            self.state.live.insert(id);
         }
         Ok(live)
     }
@@ -721,9 +721,9 @@ impl<'g> WriteTxn<'g> {
         }
         for (id, live) in std::mem::take(&mut self.liveness) {
             if live {
-                self.state.live.insert(id, ());
+                self.state.live.insert(id);
             } else {
-                self.state.live.remove(&id);
+                self.state.live.remove(id);
             }
         }
         Ok(())
