@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use hopdb_bolt::QueryType;
 use hopdb_cypher::QueryEngine;
+use hopdb_database::GraphRead;
 use prometheus::{
     HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
 };
@@ -355,27 +356,25 @@ impl Metrics {
         self.plan_entries
             .set(i64::try_from(engine.plan_cache().len()).unwrap_or(i64::MAX));
         let graph = engine.database().graph();
+        // One read of the engine's figures serves every storage gauge; the counts are the
+        // maintained counters.
         let memory = graph.memory_usage();
-        self.store
-            .block_cache_pinned_bytes
-            .set(as_i64(memory.storage.block_cache_pinned_bytes));
-        self.store
-            .table_readers_bytes
-            .set(as_i64(memory.storage.table_readers_bytes));
-        self.store.key_index_bytes.set(as_i64(memory.key_index_bytes));
-        match graph.stats() {
-            Ok(stats) => {
-                let s = &self.store;
-                s.nodes.set(as_i64(stats.nodes));
-                s.relationships.set(as_i64(stats.edges));
-                s.sst_bytes.set(as_i64(stats.storage.sst_bytes));
-                s.live_data_bytes.set(as_i64(stats.storage.live_data_bytes));
-                s.memtable_bytes.set(as_i64(stats.storage.memtable_bytes));
-                s.block_cache_usage_bytes.set(as_i64(stats.storage.block_cache_bytes));
-                s.sst_files.set(as_i64(stats.storage.sst_files));
-                s.wal_bytes.set(as_i64(stats.storage.wal_bytes));
+        let (s, st) = (&self.store, &memory.storage);
+        s.sst_bytes.set(as_i64(st.sst_bytes));
+        s.live_data_bytes.set(as_i64(st.live_data_bytes));
+        s.memtable_bytes.set(as_i64(st.memtable_bytes));
+        s.block_cache_usage_bytes.set(as_i64(st.block_cache_bytes));
+        s.block_cache_pinned_bytes.set(as_i64(st.block_cache_pinned_bytes));
+        s.table_readers_bytes.set(as_i64(st.table_readers_bytes));
+        s.sst_files.set(as_i64(st.sst_files));
+        s.wal_bytes.set(as_i64(st.wal_bytes));
+        s.key_index_bytes.set(as_i64(memory.key_index_bytes));
+        match graph.node_count().and_then(|n| Ok((n, graph.edge_count()?))) {
+            Ok((nodes, edges)) => {
+                s.nodes.set(as_i64(nodes));
+                s.relationships.set(as_i64(edges));
             }
-            Err(e) => tracing::warn!(error = %e, "reading the store's statistics for /metrics failed"),
+            Err(e) => tracing::warn!(error = %e, "reading the store's counts for /metrics failed"),
         }
         let mut out = String::new();
         if let Err(e) = TextEncoder::new().encode_utf8(&self.registry.gather(), &mut out) {
