@@ -191,7 +191,9 @@ mod fuzz_bodies {
             assert_eq!(f::adj_key(n, t, m, e), data, "adjacency key round trip");
         }
         if let Some((id, live)) = f::parse_key_value(data) {
-            assert_eq!(f::key_value(id, live), data, "key mapping round trip");
+            let labels = f::key_labels(data);
+            assert!(labels.is_none() || live, "labels on a deleted node's key");
+            assert_eq!(f::key_value(id, live, labels.as_deref()), data, "key mapping round trip");
         }
         if let Some((s, t, d)) = f::parse_edge_id_value(data) {
             assert_eq!(f::adj_key(s, t, d, 0)[..20], *data, "edge id value round trip");

@@ -99,7 +99,16 @@ pub(crate) fn check(v: &View<'_>, next_node: NodeId, next_edge: u64) -> Result<C
         };
         r.nodes += 1;
         match v.kv.get(Cf::Keys, &rec.key.encode())? {
-            Some(m) if parse_key_value(&m) == Some((id, true)) => {}
+            Some(m) if parse_key_value(&m) == Some((id, true)) => {
+                // Labels in the key entry, when it carries them, must be the record's:
+                // a replace trusts them instead of reading the record.
+                if let Some(l) = key_labels(&m).filter(|l| *l != rec.labels) {
+                    r.problem(format!(
+                        "node {id} ({}): key entry carries labels {l:?}, the record {:?}",
+                        rec.key, rec.labels
+                    ));
+                }
+            }
             other => r.problem(format!(
                 "node {id} ({}): key entry is {:?}, not (id {id}, live)",
                 rec.key,

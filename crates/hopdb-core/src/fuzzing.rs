@@ -144,9 +144,17 @@ pub fn parse_key_value(b: &[u8]) -> Option<(u64, bool)> {
     records::parse_key_value(b)
 }
 
-/// A `keys` column family value's encoding.
-pub fn key_value(id: u64, live: bool) -> Vec<u8> {
-    records::key_value(id, live).to_vec()
+/// The labels a `keys` column family value carries, if it carries them.
+pub fn key_labels(b: &[u8]) -> Option<Vec<u32>> {
+    records::key_labels(b)
+}
+
+/// A `keys` column family value's encoding: with `labels`, a live node's with its labels.
+pub fn key_value(id: u64, live: bool, labels: Option<&[u32]>) -> Vec<u8> {
+    match labels {
+        Some(l) => records::key_value_labeled(id, l),
+        None => records::key_value(id, live).to_vec(),
+    }
 }
 
 /// An `edge_ids` column family value: (source, type, destination).

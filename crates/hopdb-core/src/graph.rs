@@ -20,8 +20,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The on-disk format this build writes and reads (decision 0005).
-pub const FORMAT_VERSION: u32 = 1;
+/// The on-disk format this build writes (decision 0005). It also reads format 1, whose
+/// stores differ only in key entries without labels (decision 0037): a writable open
+/// upgrades them in place by recording the new version.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// A property graph store. Cheap to clone (clones share the store) and safe to use from many
 /// threads: readers never block; writers take turns.
@@ -67,7 +69,8 @@ impl BackupReport {
 pub struct Stats {
     /// The store directory, or None for an in-memory store.
     pub path: Option<PathBuf>,
-    /// The on-disk format version ([`FORMAT_VERSION`]: an open store always has this one).
+    /// The on-disk format version: [`FORMAT_VERSION`], or 1 for a format 1 store opened
+    /// read-only (a writable open upgrades it).
     pub format_version: u32,
     /// Live nodes, from the maintained counter.
     pub nodes: u64,
@@ -98,6 +101,15 @@ fn meta_u64(kv: &dyn KvRead, key: &[u8]) -> Result<Option<u64>> {
         None => Ok(None),
         Some(v) => Ok(Some(u64::from_le_bytes(
             v.as_slice().try_into().map_err(|_| corrupt_rec("meta counter"))?,
+        ))),
+    }
+}
+
+fn meta_u32(kv: &dyn KvRead, key: &[u8]) -> Result<Option<u32>> {
+    match kv.get(Cf::Meta, key)? {
+        None => Ok(None),
+        Some(v) => Ok(Some(u32::from_le_bytes(
+            v.as_slice().try_into().map_err(|_| corrupt_rec("format version"))?,
         ))),
     }
 }
@@ -225,7 +237,18 @@ impl Graph {
                 let found = <[u8; 4]>::try_from(v.as_slice())
                     .map(u32::from_le_bytes)
                     .map_err(|_| Error::corrupt(&shown, "malformed format version"))?;
-                if found != FORMAT_VERSION {
+                if found == 1 && cfg.access == AccessMode::ReadWrite {
+                    // Format 1's data is valid format 2 data: only the marker changes.
+                    engine.write(
+                        vec![Op::Put(
+                            Cf::Meta,
+                            META_FORMAT.to_vec(),
+                            FORMAT_VERSION.to_le_bytes().to_vec(),
+                        )],
+                        crate::config::Durability::Sync,
+                    )?;
+                    tracing::info!(path = %shown.display(), "upgraded the store from format 1 to {FORMAT_VERSION} in place");
+                } else if found != FORMAT_VERSION && found != 1 {
                     let hint = if found > FORMAT_VERSION {
                         " (written by a newer HopDB: upgrade HopDB)"
                     } else {
@@ -247,6 +270,8 @@ impl Graph {
         // A bitmap of at most a sixteenth of the key index's budget, outside it: 1.5 MiB, ids
         // below 12.6 million, by default.
         let live = crate::state::LiveIds::new(cfg.id_cache_bytes / 16);
+        // A byte per id, the same sixteenth: ids below 1.5 million by default.
+        let labels = crate::state::NodeLabels::new(cfg.id_cache_bytes / 16);
         Ok(Graph {
             warm: None,
             inner: Arc::new(Inner::new(
@@ -259,6 +284,7 @@ impl Graph {
                     next_node,
                     next_edge,
                     live,
+                    labels,
                 },
             )),
         })
@@ -452,7 +478,7 @@ impl Graph {
         let v = g.v();
         Ok(Stats {
             path: self.inner.path.clone(),
-            format_version: FORMAT_VERSION,
+            format_version: meta_u32(&*self.inner.engine, META_FORMAT)?.unwrap_or(FORMAT_VERSION),
             nodes: v.count(COUNT_NODES)?,
             edges: v.count(COUNT_EDGES)?,
             labels: v.labels()?,

@@ -72,8 +72,11 @@ pub(crate) fn label_key(label: TypeId, node: NodeId) -> [u8; 12] {
     k
 }
 
-/// Value of the `keys` column family: `id(8) live(1)`. The id is permanent; the flag says
-/// whether the node currently exists, so one lookup resolves a key and its liveness.
+/// Value of the `keys` column family: `id(8) state(1) [label(4)]*`. The id is permanent.
+/// The state byte says whether the node currently exists, so one lookup resolves a key and
+/// its liveness: 0 deleted, 1 live (format 1: labels only in the node record), 2 live with
+/// the node's label ids following, in the record's order (format 2). A writer that knows
+/// the labels from here replaces a node without reading its record (decision 0037).
 pub(crate) fn key_value(id: NodeId, live: bool) -> [u8; 9] {
     let mut v = [0u8; 9];
     v[..8].copy_from_slice(&id.to_be_bytes());
@@ -81,9 +84,40 @@ pub(crate) fn key_value(id: NodeId, live: bool) -> [u8; 9] {
     v
 }
 
+/// A live node's `keys` value with its labels (state 2).
+pub(crate) fn key_value_labeled(id: NodeId, labels: &[TypeId]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(9 + 4 * labels.len());
+    v.extend_from_slice(&id.to_be_bytes());
+    v.push(KEY_LIVE_LABELED);
+    for l in labels {
+        v.extend_from_slice(&l.to_be_bytes());
+    }
+    v
+}
+
+const KEY_LIVE_LABELED: u8 = 2;
+
 pub(crate) fn parse_key_value(b: &[u8]) -> Option<(NodeId, bool)> {
-    match b {
-        [id @ .., live] if id.len() == 8 && *live <= 1 => Some((u64::from_be_bytes(id.try_into().ok()?), *live == 1)),
+    let (id, rest) = b.split_first_chunk::<8>()?;
+    let live = match rest {
+        [0] => false,
+        [1] => true,
+        [KEY_LIVE_LABELED, labels @ ..] if labels.len() % 4 == 0 => true,
+        _ => return None,
+    };
+    Some((u64::from_be_bytes(*id), live))
+}
+
+/// The labels a `keys` value carries: `None` when it has none to tell (a deleted node, or
+/// a live one written by format 1 or the bulk loader, whose labels are in its record).
+pub(crate) fn key_labels(b: &[u8]) -> Option<Vec<TypeId>> {
+    match b.get(8..)? {
+        [KEY_LIVE_LABELED, labels @ ..] if labels.len() % 4 == 0 => Some(
+            labels
+                .chunks_exact(4)
+                .map(|c| TypeId::from_be_bytes([c[0], c[1], c[2], c[3]]))
+                .collect(),
+        ),
         _ => None,
     }
 }

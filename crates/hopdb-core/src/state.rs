@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::engine::faults::CommitFaults;
 use crate::engine::Engine;
 use crate::key_index::KeyIndex;
-use crate::records::NodeId;
+use crate::records::{NodeId, TypeId};
 use parking_lot::{Mutex, RwLock};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,6 +22,9 @@ pub(crate) struct WriterState {
     /// under the writer lock, so it cannot go stale; it spares edge writes a liveness read
     /// per endpoint.
     pub live: LiveIds,
+    /// The labels of live nodes this writer wrote, so a replace reads neither the record
+    /// nor the key entry (decision 0037). Only consulted for ids `live` holds.
+    pub labels: NodeLabels,
 }
 
 /// A set of node ids, one bit each: ids are dense (decision 0002), so a bitmap is smaller
@@ -64,6 +67,60 @@ impl LiveIds {
     pub(crate) fn remove(&mut self, id: NodeId) {
         if let Some(w) = self.words.get_mut((id / 64) as usize) {
             *w &= !(1 << (id % 64));
+        }
+    }
+}
+
+/// The label sets of node ids, one byte each: an index into the distinct sets seen (a
+/// graph has few: the knowledge graph three, SNAP graphs one). 0 is "not known", and so is
+/// any id at or above `limit` or past the 255th distinct set: the writer then reads the
+/// labels from the store, which is only slower.
+pub(crate) struct NodeLabels {
+    by_id: Vec<u8>,
+    sets: Vec<Box<[TypeId]>>,
+    limit: u64,
+}
+
+impl NodeLabels {
+    /// A map that holds ids below `max_bytes`.
+    pub(crate) fn new(max_bytes: u64) -> NodeLabels {
+        NodeLabels {
+            by_id: Vec::new(),
+            sets: Vec::new(),
+            limit: max_bytes,
+        }
+    }
+
+    pub(crate) fn get(&self, id: NodeId) -> Option<&[TypeId]> {
+        let i = *self.by_id.get(usize::try_from(id).ok()?)?;
+        Some(&self.sets[usize::from(i.checked_sub(1)?)])
+    }
+
+    pub(crate) fn set(&mut self, id: NodeId, labels: &[TypeId]) {
+        let slot = match self.sets.iter().position(|s| **s == *labels) {
+            Some(i) => i,
+            None if self.sets.len() < usize::from(u8::MAX) => {
+                self.sets.push(labels.into());
+                self.sets.len() - 1
+            }
+            None => return self.forget(id),
+        };
+        if id >= self.limit {
+            return;
+        }
+        let i = id as usize;
+        if i >= self.by_id.len() {
+            // Grows by half again at least, so a run of new ids does not reallocate each time.
+            self.by_id
+                .resize((i + 1).max(self.by_id.len() * 3 / 2).min(self.limit as usize), 0);
+        }
+        // `slot` < 255, so the stored index is 1..=255.
+        self.by_id[i] = slot as u8 + 1;
+    }
+
+    pub(crate) fn forget(&mut self, id: NodeId) {
+        if let Some(b) = usize::try_from(id).ok().and_then(|i| self.by_id.get_mut(i)) {
+            *b = 0;
         }
     }
 }
@@ -128,7 +185,33 @@ impl Inner {
 
 #[cfg(test)]
 mod tests {
-    use super::LiveIds;
+    use super::{LiveIds, NodeLabels};
+
+    #[test]
+    fn node_labels_hold_what_was_set_below_the_limit_and_the_set_cap() {
+        let mut m = NodeLabels::new(1000);
+        assert_eq!(m.get(5), None);
+        m.set(5, &[1, 2]);
+        m.set(6, &[]);
+        m.set(7, &[1, 2]);
+        assert_eq!(m.get(5), Some(&[1, 2][..]));
+        assert_eq!(m.get(6), Some(&[][..]));
+        assert_eq!(m.sets.len(), 2, "equal sets are shared");
+        m.set(5, &[2]);
+        assert_eq!((m.get(5), m.get(7)), (Some(&[2][..]), Some(&[1, 2][..])));
+        m.forget(7);
+        m.forget(1 << 40);
+        assert_eq!(m.get(7), None);
+        m.set(1000, &[1]); // at the limit: not held
+        assert_eq!(m.get(1000), None);
+        for l in 3..400 {
+            m.set(10, &[l]);
+        }
+        // Past the 255th distinct set an id is forgotten, never given a wrong set.
+        assert_eq!(m.sets.len(), 255);
+        assert_eq!(m.get(10), None);
+        assert_eq!(m.get(5), Some(&[2][..]));
+    }
 
     #[test]
     fn live_ids_hold_what_was_inserted_below_the_limit() {

@@ -119,9 +119,47 @@ fn a_format_v1_store_still_opens_with_its_data() {
         );
     }
     assert!(g.check().unwrap().is_ok());
-    // And it keeps working: new writes on the old store.
+    // The writable open upgraded it in place.
+    assert_eq!(g.stats().unwrap().format_version, FORMAT_VERSION);
+    // And it keeps working: new writes on the old store. Its key entries carry no labels,
+    // so a replace reads the record (and the entry then gains them).
     g.upsert_edge("charles", "KNOWS", "ada", None, Props::new(), WriteMode::Merge)
         .unwrap();
+    g.upsert_node("ada", &["Person", "Author"], Props::new(), WriteMode::Replace)
+        .unwrap();
+    g.upsert_node(42i64, &[], Props::new(), WriteMode::Replace).unwrap();
+    let counts = |g: &Graph| {
+        let s = g.stats().unwrap();
+        (s.nodes, s.labels)
+    };
+    let (nodes, labels) = counts(&g);
+    assert_eq!(nodes, 3);
+    assert_eq!(labels, vec![("Author".to_string(), 1), ("Person".to_string(), 1)]);
+    assert_eq!(
+        g.node(&NodeKey::from("ada")).unwrap().unwrap().labels,
+        ["Person", "Author"]
+    );
+    assert!(g.check().unwrap().is_ok());
+    drop(g);
+    // Reopened: the labels now come from the key entries, and agree.
+    let g = Graph::open(tmp.path()).unwrap();
+    g.upsert_node("ada", &["Person"], Props::new(), WriteMode::Replace)
+        .unwrap();
+    assert_eq!(counts(&g).1, vec![("Person".to_string(), 1)]);
+    assert!(g.check().unwrap().is_ok());
+}
+
+#[test]
+fn a_format_v1_store_opened_read_only_is_read_as_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    copy_dir(&fixture(), tmp.path());
+    let cfg = Config {
+        access: AccessMode::Secondary,
+        ..Config::default()
+    };
+    let g = Graph::open_with(tmp.path(), cfg).unwrap();
+    assert_eq!(g.stats().unwrap().format_version, 1, "a reader does not upgrade");
+    assert_eq!(g.node_count().unwrap(), 3);
     assert!(g.check().unwrap().is_ok());
 }
 
@@ -136,14 +174,14 @@ fn a_newer_format_is_refused() {
     {
         let db = rocksdb::DB::open_cf(&rocksdb::Options::default(), tmp.path(), all_cf_names(tmp.path())).unwrap();
         let meta = db.cf_handle("meta").unwrap();
-        db.put_cf(meta, b"format_version", 2u32.to_le_bytes()).unwrap();
+        db.put_cf(meta, b"format_version", (FORMAT_VERSION + 1).to_le_bytes())
+            .unwrap();
     }
     match Graph::open(tmp.path()) {
-        Err(
-            e @ Error::UnsupportedFormat {
-                found: 2, supported: 1, ..
-            },
-        ) => assert!(e.to_string().contains("newer HopDB"), "{e}"),
+        Err(e @ Error::UnsupportedFormat { found, supported, .. }) => {
+            assert_eq!((found, supported), (FORMAT_VERSION + 1, FORMAT_VERSION));
+            assert!(e.to_string().contains("newer HopDB"), "{e}")
+        }
         other => panic!("expected UnsupportedFormat, got {:?}", other.err()),
     }
 }

@@ -129,8 +129,10 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
         "keys" => {
             out.push(f::adj_key(1, 2, 3, 4));
             out.push(f::adj_key(u64::MAX, 0, 7, 0));
-            out.push(f::key_value(42, true));
-            out.push(f::key_value(42, false));
+            out.push(f::key_value(42, true, None));
+            out.push(f::key_value(42, false, None));
+            out.push(f::key_value(42, true, Some(&[3, 70_000])));
+            out.push(f::key_value(42, true, Some(&[])));
             out.push(f::adj_key(5, 1, 6, 0)[..20].to_vec());
             let mut def = b"index\0\0\0\0\x01name".to_vec();
             def.push(0xff);

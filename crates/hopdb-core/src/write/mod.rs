@@ -31,6 +31,14 @@ type Overlay = [BTreeMap<Vec<u8>, Option<Vec<u8>>>; Cf::ALL.len()];
 /// Per column family: key -> committed value, read ahead in bulk.
 type Prefetched = [FxHashMap<Vec<u8>, Option<Vec<u8>>>; Cf::ALL.len()];
 
+/// The node an upsert replaces: its labels, and its record when the write needed it.
+struct Prior {
+    labels: Vec<TypeId>,
+    rec: Option<NodeRec>,
+    /// Whether its key entry carries its labels: None when the entry was not read.
+    key_has_labels: Option<bool>,
+}
+
 #[derive(Default)]
 struct Pending {
     kv: Overlay,
@@ -253,6 +261,8 @@ pub struct WriteTxn<'g> {
     pre: Prefetched,
     /// Node ids this transaction made live (true) or deleted (false), in order.
     liveness: Vec<(NodeId, bool)>,
+    /// Nodes written and their labels, for the writer's label map once committed.
+    labels_written: Vec<(NodeId, Vec<TypeId>)>,
     pub(crate) next_node: NodeId,
     pub(crate) next_edge: u64,
     poisoned: bool,
@@ -274,6 +284,7 @@ impl<'g> WriteTxn<'g> {
             new_keys: FxHashMap::default(),
             pre: Default::default(),
             liveness: Vec::new(),
+            labels_written: Vec::new(),
             next_node,
             next_edge,
             poisoned: false,
@@ -352,12 +363,33 @@ impl<'g> WriteTxn<'g> {
     pub fn upsert_nodes(&mut self, nodes: &[crate::model::NodeInput], mode: WriteMode) -> Result<()> {
         self.run(|tx| {
             let keys: Vec<&NodeKey> = nodes.iter().map(|n| &n.key).collect();
-            tx.prefetch_keys(&keys)?;
-            let ids: Vec<Vec<u8>> = keys
-                .iter()
-                .filter_map(|k| tx.g.ids.get(k))
-                .map(|id| id_bytes(id).to_vec())
-                .collect();
+            let ids: Vec<Vec<u8>> = if tx.labels_from_keys(mode) {
+                // The key entries of the nodes whose labels this writer does not know, for
+                // the labels they carry; records only of the live nodes whose entries carry
+                // none.
+                let enc: Vec<Vec<u8>> = keys
+                    .iter()
+                    .filter(|k| tx.g.ids.get(k).is_none_or(|id| tx.known_labels(id).is_none()))
+                    .map(|k| k.encode())
+                    .collect();
+                tx.prefetch(Cf::Keys, enc.clone())?;
+                let reader = tx.reader();
+                let mut ids = Vec::new();
+                for e in &enc {
+                    if let Some(v) = reader.get(Cf::Keys, e)? {
+                        if let (Some((id, true)), None) = (parse_key_value(&v), key_labels(&v)) {
+                            ids.push(id_bytes(id).to_vec());
+                        }
+                    }
+                }
+                ids
+            } else {
+                tx.prefetch_keys(&keys)?;
+                keys.iter()
+                    .filter_map(|k| tx.g.ids.get(k))
+                    .map(|id| id_bytes(id).to_vec())
+                    .collect()
+            };
             tx.prefetch(Cf::Nodes, ids)?;
             for (i, n) in nodes.iter().enumerate() {
                 let labels: Vec<&str> = n.labels.iter().map(String::as_str).collect();
@@ -557,15 +589,15 @@ impl<'g> WriteTxn<'g> {
             }
         }
         let mapped = self.resolve(&key)?;
-        let old = match mapped {
-            Some(id) => self.node_rec(id)?,
+        let prior = match mapped {
+            Some(id) => self.prior_node(id, &key, mode)?,
             None => None,
         };
         let id = match mapped {
             Some(id) => id,
             None => self.new_id(&key),
         };
-        let (labels, props) = match (old.as_ref(), mode) {
+        let (labels, props) = match (prior.as_ref().and_then(|p| p.rec.as_ref()), mode) {
             (Some(o), WriteMode::Merge) => {
                 let mut l = o.labels.clone();
                 l.extend(label_ids.iter().filter(|x| !o.labels.contains(x)));
@@ -575,28 +607,88 @@ impl<'g> WriteTxn<'g> {
             }
             _ => (label_ids, props),
         };
-        let old_labels = old.as_ref().map(|o| o.labels.clone()).unwrap_or_default();
-        for l in old_labels.iter().filter(|l| !labels.contains(l)) {
-            self.delete(Cf::Labels, &label_key(*l, id));
-            self.count(&count_label_key(*l), -1);
+        let old_labels = prior.as_ref().map(|p| p.labels.as_slice()).unwrap_or_default();
+        for &l in old_labels.iter().filter(|l| !labels.contains(l)) {
+            self.delete(Cf::Labels, &label_key(l, id));
+            self.count(&count_label_key(l), -1);
         }
-        for l in labels.iter().filter(|l| !old_labels.contains(l)) {
-            self.put(Cf::Labels, &label_key(*l, id), Vec::new());
-            self.count(&count_label_key(*l), 1);
+        for &l in labels.iter().filter(|l| !old_labels.contains(l)) {
+            self.put(Cf::Labels, &label_key(l, id), Vec::new());
+            self.count(&count_label_key(l), 1);
         }
-        if old.is_none() {
+        if prior.is_none() {
             self.count(COUNT_NODES, 1);
             self.liveness.push((id, true));
             if let Some(log) = self.changes.as_mut() {
                 log.push(crate::changes::GraphChange::NodeAdded { id, key: key.clone() });
             }
-            self.put(Cf::Keys, &key.encode(), key_value(id, true).to_vec());
         }
+        // The key entry carries the labels: rewritten whenever they change, and when a read
+        // found an entry without them (written by format 1 or the bulk loader).
+        let key_stale = match &prior {
+            None => true,
+            Some(p) => p.labels != labels || p.key_has_labels == Some(false),
+        };
+        if key_stale {
+            self.put(Cf::Keys, &key.encode(), key_value_labeled(id, &labels));
+        }
+        self.labels_written.push((id, labels.clone()));
         let rec = NodeRec { key, labels, props };
         let enc = rec.encode()?;
-        self.reindex(id, old.as_ref(), Some(&rec))?;
+        let old_rec = prior.and_then(|p| p.rec);
+        self.reindex(id, old_rec.as_ref(), Some(&rec))?;
         self.put(Cf::Nodes, &id_bytes(id), enc);
         Ok(())
+    }
+
+    /// Whether a write in `mode` needs no more of the node it replaces than its labels,
+    /// which its key entry may carry: a replace, with no property index to update.
+    fn labels_from_keys(&self, mode: WriteMode) -> bool {
+        mode == WriteMode::Replace && !self.cat().has_indexes()
+    }
+
+    /// The labels of node `id` if it is live in the committed state, this transaction has
+    /// not touched it, and this writer knows them.
+    fn known_labels(&self, id: NodeId) -> Option<&[TypeId]> {
+        let untouched = !self.p.kv[Cf::Nodes as usize].contains_key(id_bytes(id).as_slice());
+        (untouched && self.state.live.contains(id))
+            .then(|| self.state.labels.get(id))
+            .flatten()
+    }
+
+    /// The live node `id` (of `key`) as an upsert in `mode` needs it, or None when it is
+    /// deleted. A replace without property indexes takes the labels from the key entry
+    /// when it carries them and reads no record (decision 0037).
+    fn prior_node(&self, id: NodeId, key: &NodeKey, mode: WriteMode) -> Result<Option<Prior>> {
+        let mut key_has_labels = None;
+        if self.labels_from_keys(mode) {
+            if let Some(labels) = self.known_labels(id) {
+                return Ok(Some(Prior {
+                    labels: labels.to_vec(),
+                    rec: None,
+                    key_has_labels: None,
+                }));
+            }
+            if let Some(v) = self.get(Cf::Keys, &key.encode())? {
+                match (parse_key_value(&v), key_labels(&v)) {
+                    (None, _) => return Err(corrupt_rec("key mapping")),
+                    (Some((_, false)), _) => return Ok(None),
+                    (Some(_), Some(labels)) => {
+                        return Ok(Some(Prior {
+                            labels,
+                            rec: None,
+                            key_has_labels: Some(true),
+                        }))
+                    }
+                    (Some(_), None) => key_has_labels = Some(false),
+                }
+            }
+        }
+        Ok(self.node_rec(id)?.map(|rec| Prior {
+            labels: rec.labels.clone(),
+            rec: Some(rec),
+            key_has_labels,
+        }))
     }
 
     /// Creates a node with a key the store chooses and returns the key: `NodeKey::Int(n)`
@@ -719,11 +811,16 @@ impl<'g> WriteTxn<'g> {
         for (k, id) in self.new_keys.drain() {
             self.g.ids.insert(&k, id);
         }
+        for (id, labels) in std::mem::take(&mut self.labels_written) {
+            self.state.labels.set(id, &labels);
+        }
+        // After the labels: a node deleted after its upsert in this transaction is forgotten.
         for (id, live) in std::mem::take(&mut self.liveness) {
             if live {
                 self.state.live.insert(id);
             } else {
                 self.state.live.remove(id);
+                self.state.labels.forget(id);
             }
         }
         Ok(())
