@@ -102,24 +102,30 @@ pub(crate) fn parse_key_value(b: &[u8]) -> Option<(NodeId, bool)> {
     let live = match rest {
         [0] => false,
         [1] => true,
-        [KEY_LIVE_LABELED, labels @ ..] if labels.len() % 4 == 0 => true,
+        _ if labels_part(rest).is_some() => true,
         _ => return None,
     };
     Some((u64::from_be_bytes(*id), live))
 }
 
+/// The label ids of a state-2 entry's tail (state byte included), if it is one.
+fn labels_part(state_and_labels: &[u8]) -> Option<&[u8]> {
+    match state_and_labels {
+        [KEY_LIVE_LABELED, labels @ ..] if labels.len() % 4 == 0 => Some(labels),
+        _ => None,
+    }
+}
+
 /// The labels a `keys` value carries: `None` when it has none to tell (a deleted node, or
 /// a live one written by format 1 or the bulk loader, whose labels are in its record).
 pub(crate) fn key_labels(b: &[u8]) -> Option<Vec<TypeId>> {
-    match b.get(8..)? {
-        [KEY_LIVE_LABELED, labels @ ..] if labels.len() % 4 == 0 => Some(
-            labels
-                .chunks_exact(4)
-                .map(|c| TypeId::from_be_bytes([c[0], c[1], c[2], c[3]]))
-                .collect(),
-        ),
-        _ => None,
-    }
+    let labels = labels_part(b.get(8..)?)?;
+    Some(
+        labels
+            .chunks_exact(4)
+            .map(|c| TypeId::from_be_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    )
 }
 
 pub(crate) fn id_bytes(id: u64) -> [u8; 8] {

@@ -56,11 +56,7 @@ impl LiveIds {
             return;
         }
         let w = (id / 64) as usize;
-        if w >= self.words.len() {
-            // Grows by half again at least, so a run of new ids does not reallocate each time.
-            let most = self.limit.div_ceil(64) as usize;
-            self.words.resize((w + 1).max(self.words.len() * 3 / 2).min(most), 0);
-        }
+        grow_to_hold(&mut self.words, w, self.limit.div_ceil(64) as usize);
         self.words[w] |= 1 << (id % 64);
     }
 
@@ -68,6 +64,14 @@ impl LiveIds {
         if let Some(w) = self.words.get_mut((id / 64) as usize) {
             *w &= !(1 << (id % 64));
         }
+    }
+}
+
+/// Makes `v` long enough to hold index `i` (< `most`), zero-filled. It grows by half again
+/// at least, so a run of new ids does not reallocate each time, and never past `most`.
+fn grow_to_hold<T: Copy + Default>(v: &mut Vec<T>, i: usize, most: usize) {
+    if i >= v.len() {
+        v.resize((i + 1).max(v.len() * 3 / 2).min(most), T::default());
     }
 }
 
@@ -109,11 +113,7 @@ impl NodeLabels {
             return;
         }
         let i = id as usize;
-        if i >= self.by_id.len() {
-            // Grows by half again at least, so a run of new ids does not reallocate each time.
-            self.by_id
-                .resize((i + 1).max(self.by_id.len() * 3 / 2).min(self.limit as usize), 0);
-        }
+        grow_to_hold(&mut self.by_id, i, self.limit as usize);
         // `slot` < 255, so the stored index is 1..=255.
         self.by_id[i] = slot as u8 + 1;
     }

@@ -35,8 +35,9 @@ type Prefetched = [FxHashMap<Vec<u8>, Option<Vec<u8>>>; Cf::ALL.len()];
 struct Prior {
     labels: Vec<TypeId>,
     rec: Option<NodeRec>,
-    /// Whether its key entry carries its labels: None when the entry was not read.
-    key_has_labels: Option<bool>,
+    /// Its key entry was read and carries no labels (format 1 or the bulk loader's): the
+    /// write gives it them.
+    key_lacks_labels: bool,
 }
 
 #[derive(Default)]
@@ -627,7 +628,7 @@ impl<'g> WriteTxn<'g> {
         // found an entry without them (written by format 1 or the bulk loader).
         let key_stale = match &prior {
             None => true,
-            Some(p) => p.labels != labels || p.key_has_labels == Some(false),
+            Some(p) => p.labels != labels || p.key_lacks_labels,
         };
         if key_stale {
             self.put(Cf::Keys, &key.encode(), key_value_labeled(id, &labels));
@@ -660,13 +661,13 @@ impl<'g> WriteTxn<'g> {
     /// deleted. A replace without property indexes takes the labels from the key entry
     /// when it carries them and reads no record (decision 0037).
     fn prior_node(&self, id: NodeId, key: &NodeKey, mode: WriteMode) -> Result<Option<Prior>> {
-        let mut key_has_labels = None;
+        let mut key_lacks_labels = false;
         if self.labels_from_keys(mode) {
             if let Some(labels) = self.known_labels(id) {
                 return Ok(Some(Prior {
                     labels: labels.to_vec(),
                     rec: None,
-                    key_has_labels: None,
+                    key_lacks_labels,
                 }));
             }
             if let Some(v) = self.get(Cf::Keys, &key.encode())? {
@@ -677,17 +678,17 @@ impl<'g> WriteTxn<'g> {
                         return Ok(Some(Prior {
                             labels,
                             rec: None,
-                            key_has_labels: Some(true),
+                            key_lacks_labels,
                         }))
                     }
-                    (Some(_), None) => key_has_labels = Some(false),
+                    (Some(_), None) => key_lacks_labels = true,
                 }
             }
         }
         Ok(self.node_rec(id)?.map(|rec| Prior {
             labels: rec.labels.clone(),
             rec: Some(rec),
-            key_has_labels,
+            key_lacks_labels,
         }))
     }
 
@@ -811,10 +812,13 @@ impl<'g> WriteTxn<'g> {
         for (k, id) in self.new_keys.drain() {
             self.g.ids.insert(&k, id);
         }
+        // Every node written is live now, unless the transaction deleted it afterwards (the
+        // liveness below comes after, so its removal wins). Replaces of nodes that were
+        // already live learn it here too, so their next replace reads nothing.
         for (id, labels) in std::mem::take(&mut self.labels_written) {
+            self.state.live.insert(id);
             self.state.labels.set(id, &labels);
         }
-        // After the labels: a node deleted after its upsert in this transaction is forgotten.
         for (id, live) in std::mem::take(&mut self.liveness) {
             if live {
                 self.state.live.insert(id);
