@@ -39,7 +39,7 @@ mod value;
 mod warm;
 mod write;
 
-pub use bulk::{BulkLoader, BulkOptions, BulkSummary};
+pub use bulk::{BulkLoader, BulkOptions, BulkSummary, KeyRef};
 pub use catalog::{EdgeType, EdgeTypeOptions};
 pub use changes::{ChangeSet, ChangesUnavailable, GraphChange};
 pub use check::CheckReport;

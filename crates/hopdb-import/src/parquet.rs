@@ -60,7 +60,7 @@ use arrow::array::{
 };
 use arrow::datatypes::*;
 use arrow::error::ArrowError;
-use hopdb_core::{Direction, EdgeTypeOptions, Error as StoreError, Graph, GraphRead, NodeKey, Props, Value};
+use hopdb_core::{Direction, EdgeTypeOptions, Error as StoreError, Graph, GraphRead, KeyRef, NodeKey, Props, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -455,7 +455,20 @@ pub(crate) fn read_with(run: &mut Run, t: &TableInput, nodes: bool, extra: &mut 
     for batch in batches {
         let batch = batch.map_err(|e| data_err(file, e))?;
         let cols = batch.columns();
-        for i in 0..batch.num_rows() {
+        let n = batch.num_rows();
+        for i in 0..n {
+            if let Keys::Edge { src, dst } = layout.keys {
+                // Endpoint lookups miss the cache at random: start them rows ahead.
+                for (ahead, near) in [(PREFETCH_FAR, false), (PREFETCH_NEAR, true)] {
+                    if i + ahead < n {
+                        for c in [src, dst] {
+                            if let Some(k) = key_ref_at(cols[c.idx].as_ref(), i + ahead, c.json) {
+                                run.load.prefetch_endpoint(k, near);
+                            }
+                        }
+                    }
+                }
+            }
             row += 1;
             let ctx = RowCtx { file, line: row };
             // `layout.keys` is `Node` exactly when `nodes` (see `Layout::new`).
@@ -506,6 +519,23 @@ fn json_value(v: &Value) -> std::result::Result<Value, String> {
             .map_err(|e| format!("not valid JSON: {e}"))
             .and_then(|j| from_json(&j)),
         _ => Err("a :json column must hold strings".into()),
+    }
+}
+
+/// Rows ahead at which an edge row's endpoints are prefetched: the slot first, then (once it
+/// is in cache) the key it points to (measured on the 1M-node Arrow load: decision 0039).
+const PREFETCH_FAR: usize = 16;
+const PREFETCH_NEAR: usize = 8;
+
+/// Row `i`'s key, borrowed, when the column is a plain string or integer column (others
+/// are not prefetched).
+fn key_ref_at(a: &dyn Array, i: usize, json: bool) -> Option<KeyRef<'_>> {
+    if json || a.is_null(i) {
+        return None;
+    }
+    match a.data_type() {
+        DataType::Int64 => Some(KeyRef::Int(a.as_primitive::<Int64Type>().value(i))),
+        _ => str_at(a, i).filter(|s| !s.is_empty()).map(KeyRef::Str),
     }
 }
 
