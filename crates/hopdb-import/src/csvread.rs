@@ -192,6 +192,63 @@ impl<R: BufRead> Reader<R> {
     }
 }
 
+/// A [`Reader`] that reads up to [`AHEAD`] records beyond the one it returns, so the caller
+/// can look at rows ahead (to prefetch what their endpoints will need: decision 0039). It
+/// returns the same records and errors in the same order, and reads nothing past an error.
+pub(crate) struct Ahead<R> {
+    rdr: Reader<R>,
+    queue: std::collections::VecDeque<Result<Record, ReadError>>,
+    spare: Vec<Record>,
+    done: bool,
+}
+
+/// Records read beyond the one returned.
+pub(crate) const AHEAD: usize = 16;
+
+impl<R: BufRead> Ahead<R> {
+    pub fn new(rdr: Reader<R>) -> Self {
+        Ahead {
+            rdr,
+            queue: std::collections::VecDeque::with_capacity(AHEAD + 1),
+            spare: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// As [`Reader::read`].
+    pub fn read(&mut self, rec: &mut Record) -> Result<bool, ReadError> {
+        while !self.done && self.queue.len() <= AHEAD {
+            let mut r = self.spare.pop().unwrap_or_default();
+            match self.rdr.read(&mut r) {
+                Ok(true) => self.queue.push_back(Ok(r)),
+                Ok(false) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    self.queue.push_back(Err(e));
+                }
+            }
+        }
+        match self.queue.pop_front() {
+            None => Ok(false),
+            Some(Err(e)) => Err(e),
+            Some(Ok(mut r)) => {
+                std::mem::swap(rec, &mut r);
+                self.spare.push(r);
+                Ok(true)
+            }
+        }
+    }
+
+    /// The record `n` (1..=[`AHEAD`]) places after the one [`read`](Self::read) returned
+    /// last, if it is read and is not an error.
+    pub fn ahead(&self, n: usize) -> Option<&Record> {
+        match self.queue.get(n.checked_sub(1)?) {
+            Some(Ok(r)) => Some(r),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +279,73 @@ mod tests {
                 Err(e) => return Err(format!("{e:?}")),
             }
         }
+    }
+
+    /// Every record as (line, fields) or the error, through `Ahead` and through `Reader`;
+    /// with `Ahead`, also what `ahead(n)` showed before each record was returned.
+    fn through_ahead(text: &str) -> (Vec<String>, Vec<String>, Vec<(usize, u64)>) {
+        let dialect = Dialect {
+            delimiter: b',',
+            quote: b'"',
+            multiline: false,
+            legacy_quoting: false,
+        };
+        let show = |r: &Result<bool, ReadError>, rec: &Record| match r {
+            Ok(_) => format!(
+                "{}:{:?}",
+                rec.line,
+                (0..rec.len()).map(|i| rec.field(i)).collect::<Vec<_>>()
+            ),
+            Err(e) => format!("{e:?}"),
+        };
+        // Every read shown in order, up to the end or the first error; `after` runs after
+        // each record.
+        let drain = |read: &mut dyn FnMut(&mut Record) -> Result<bool, ReadError>, after: &mut dyn FnMut(usize)| {
+            let (mut out, mut rec) = (Vec::new(), Record::default());
+            loop {
+                let got = read(&mut rec);
+                if matches!(got, Ok(false)) {
+                    return out;
+                }
+                out.push(show(&got, &rec));
+                if got.is_err() {
+                    return out;
+                }
+                after(out.len() - 1);
+            }
+        };
+        let mut r = Reader::new(text.as_bytes(), dialect);
+        let plain = drain(&mut |rec| r.read(rec), &mut |_| {});
+        let a = std::cell::RefCell::new(Ahead::new(Reader::new(text.as_bytes(), dialect)));
+        let mut seen = Vec::new();
+        let ahead = drain(&mut |rec| a.borrow_mut().read(rec), &mut |at| {
+            for n in 1..=AHEAD {
+                if let Some(x) = a.borrow().ahead(n) {
+                    seen.push((at + n, x.line));
+                }
+            }
+        });
+        (plain, ahead, seen)
+    }
+
+    #[test]
+    fn reading_ahead_changes_nothing_read() {
+        let mut text: String = (1..=40).map(|i| format!("{i},x{i}\n")).collect();
+        text.push_str("41,\"open\n42,y\n");
+        let (plain, ahead, seen) = through_ahead(&text);
+        assert_eq!(plain.len(), 41, "40 records, then the error");
+        assert!(plain[40].contains("Multiline"), "{}", plain[40]);
+        assert_eq!(plain, ahead);
+        // Each look ahead showed the record returned that many reads later.
+        assert!(seen.len() > 500);
+        for (at, line) in seen {
+            assert!(
+                ahead[at].starts_with(&format!("{line}:")),
+                "{} vs line {line}",
+                ahead[at]
+            );
+        }
+        assert_eq!(through_ahead("").1, Vec::<String>::new());
     }
 
     fn f(s: &str, q: bool) -> (String, bool) {
