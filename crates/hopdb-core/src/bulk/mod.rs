@@ -97,6 +97,26 @@ struct Adj {
 /// The bulk path numbers nodes and edges of one load with u32 (compact sort entries).
 const MAX_PER_LOAD: u64 = u32::MAX as u64;
 
+/// Each new node's labels, in the order its record lists them (the order they were added),
+/// as offsets by node and the labels end to end: what its key entry carries (state 2,
+/// decision 0037), so a replace upsert after an import need not read the record.
+fn labels_by_node(labels: &[(TypeId, u32)], nodes: u32) -> (Vec<u32>, Vec<TypeId>) {
+    let mut at = vec![0u32; nodes as usize + 1];
+    for &(_, n) in labels {
+        at[n as usize + 1] += 1;
+    }
+    for i in 0..nodes as usize {
+        at[i + 1] += at[i];
+    }
+    let mut next = at.clone();
+    let mut ids = vec![0; labels.len()];
+    for &(l, n) in labels {
+        ids[next[n as usize] as usize] = l;
+        next[n as usize] += 1;
+    }
+    (at, ids)
+}
+
 /// A row replayed through the write transaction after ingestion.
 enum Replay {
     Node(NodeKey, Vec<String>, Props),
@@ -632,6 +652,8 @@ impl<'g> BulkLoader<'g> {
         let mut out_run = engine.bulk_file(Cf::Out, &dir, "out")?;
         let mut in_run = engine.bulk_file(Cf::In, &dir, "in")?;
         let mut labels = std::mem::take(&mut self.labels);
+        let nodes = self.keys.len();
+        let (label_at, label_ids) = labels_by_node(&labels, nodes);
         let (mut adj_out, mut adj_in) = (std::mem::take(&mut self.adj_out), std::mem::take(&mut self.adj_in));
         let src = Source {
             keys: &self.keys,
@@ -641,8 +663,9 @@ impl<'g> BulkLoader<'g> {
             base: self.base,
             first_eid: self.first_eid,
             cat: self.tx.catalog_now(),
+            label_at: &label_at,
+            label_ids: &label_ids,
         };
-        let nodes = self.keys.len();
         let spilled = std::mem::take(&mut self.spilled);
         let (out_tx, out_rx) = sync_channel(4);
         let (in_tx, in_rx) = sync_channel(4);
@@ -853,6 +876,44 @@ mod tests {
         }
         assert!(g.edge(&NodeKey::Int(0), "R", &NodeKey::from("old")).unwrap().is_some());
         assert_eq!(g.node_count().unwrap(), 1001);
+    }
+
+    /// New nodes' key entries carry their labels in the record's order (state 2), so a
+    /// replace after the import knows them without reading the record; `check` agrees.
+    #[test]
+    fn a_bulk_load_writes_labelled_key_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let g = Graph::open(dir.path()).unwrap();
+        let mut b = g.bulk_load(BulkOptions::default()).unwrap();
+        let labels: [&[&str]; 4] = [&["A", "B"], &[], &["B", "A", "C"], &["C"]];
+        for i in 0..400i64 {
+            b.add_node(NodeKey::Int(i), labels[i as usize % 4], Props::new())
+                .unwrap();
+        }
+        // An endpoint no node row names: created without labels.
+        b.add_edge(NodeKey::Int(0), "R", NodeKey::from("implicit"), None, Props::new())
+            .unwrap();
+        b.finish().unwrap();
+        let inner = g.inner();
+        let cat = inner.catalog();
+        for i in 0..400i64 {
+            let want: Vec<TypeId> = labels[i as usize % 4]
+                .iter()
+                .map(|l| cat.label_id(l).unwrap())
+                .collect();
+            let v = inner.engine.get(Cf::Keys, &NodeKey::Int(i).encode()).unwrap().unwrap();
+            assert_eq!(v[8], 2, "key {i}: state");
+            assert_eq!(key_labels(&v), Some(want), "key {i}");
+        }
+        let v = inner
+            .engine
+            .get(Cf::Keys, &NodeKey::from("implicit").encode())
+            .unwrap()
+            .unwrap();
+        assert_eq!((v[8], key_labels(&v)), (2, Some(Vec::new())));
+        let report = g.check().unwrap();
+        assert!(report.problems.is_empty(), "{:?}", report.problems);
+        assert_eq!(report.nodes, 401);
     }
 
     proptest::proptest! {

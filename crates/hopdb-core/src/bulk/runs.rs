@@ -32,6 +32,9 @@ pub(super) struct Source<'a> {
     pub(super) base: NodeId,
     pub(super) first_eid: u64,
     pub(super) cat: &'a crate::catalog::Catalog,
+    /// New node `i`'s labels are `label_ids[label_at[i]..label_at[i + 1]]`.
+    pub(super) label_at: &'a [u32],
+    pub(super) label_ids: &'a [TypeId],
 }
 
 impl Source<'_> {
@@ -39,7 +42,9 @@ impl Source<'_> {
         let mut order: Vec<u32> = (0..self.keys.len()).collect();
         order.sort_unstable_by(|&a, &b| self.keys.key(a).cmp(self.keys.key(b)));
         for i in order {
-            run.put(self.keys.key(i), &key_value(self.base + u64::from(i), true))?;
+            let (a, b) = (self.label_at[i as usize], self.label_at[i as usize + 1]);
+            let labels = &self.label_ids[a as usize..b as usize];
+            run.put(self.keys.key(i), &key_value_labeled(self.base + u64::from(i), labels))?;
         }
         Ok(())
     }
