@@ -39,7 +39,7 @@ mod value;
 mod warm;
 mod write;
 
-pub use bulk::{BulkLoader, BulkOptions, BulkSummary, KeyRef};
+pub use bulk::{BulkLoader, BulkOptions, BulkSummary};
 pub use catalog::{EdgeType, EdgeTypeOptions};
 pub use changes::{ChangeSet, ChangesUnavailable, GraphChange};
 pub use check::CheckReport;
@@ -53,5 +53,5 @@ pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, NodeRecord,
 pub use parallel::split_batch;
 pub use records::NodeId;
 pub use topology::{Adjacent, TypeFilter};
-pub use value::{props, NodeKey, Props, Value, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_PROPS_BYTES, TEMPORAL_KEY};
+pub use value::{props, KeyRef, NodeKey, Props, Value, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_PROPS_BYTES, TEMPORAL_KEY};
 pub use write::WriteTxn;

@@ -122,6 +122,36 @@ impl From<&NodeKey> for NodeKey {
     }
 }
 
+/// A [`NodeKey`] borrowed: what a caller that reads keys from columns or text can hand over
+/// without building one (the bulk loader's prefetch hints take it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyRef<'a> {
+    /// `NodeKey::Int`.
+    Int(i64),
+    /// `NodeKey::Str`.
+    Str(&'a str),
+}
+
+impl KeyRef<'_> {
+    /// The memcomparable encoding (see [`NodeKey`]'s) as its tag byte and payload, without
+    /// allocating.
+    pub(crate) fn encoded_parts<R>(self, f: impl FnOnce(u8, &[u8]) -> R) -> R {
+        match self {
+            KeyRef::Int(i) => f(1, &((i as u64) ^ (1 << 63)).to_be_bytes()),
+            KeyRef::Str(s) => f(2, s.as_bytes()),
+        }
+    }
+}
+
+impl From<KeyRef<'_>> for NodeKey {
+    fn from(k: KeyRef<'_>) -> NodeKey {
+        match k {
+            KeyRef::Int(i) => NodeKey::Int(i),
+            KeyRef::Str(s) => NodeKey::Str(s.to_owned()),
+        }
+    }
+}
+
 impl NodeKey {
     /// Checks the key against the documented limits.
     pub fn validate(&self) -> Result<()> {
@@ -152,9 +182,14 @@ impl NodeKey {
     /// The encoding as its tag byte and payload, without allocating (`encode` is the two
     /// concatenated).
     pub(crate) fn encoded_parts<R>(&self, f: impl FnOnce(u8, &[u8]) -> R) -> R {
+        self.borrowed().encoded_parts(f)
+    }
+
+    /// The key borrowed.
+    pub fn borrowed(&self) -> KeyRef<'_> {
         match self {
-            NodeKey::Int(i) => f(1, &((*i as u64) ^ (1 << 63)).to_be_bytes()),
-            NodeKey::Str(s) => f(2, s.as_bytes()),
+            NodeKey::Int(i) => KeyRef::Int(*i),
+            NodeKey::Str(s) => KeyRef::Str(s),
         }
     }
 

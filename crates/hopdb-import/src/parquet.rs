@@ -527,8 +527,8 @@ fn json_value(v: &Value) -> std::result::Result<Value, String> {
 const PREFETCH_FAR: usize = 16;
 const PREFETCH_NEAR: usize = 8;
 
-/// Row `i`'s key, borrowed, when the column is a plain string or integer column (others
-/// are not prefetched).
+/// Row `i`'s key, borrowed, when the column is a plain string or integer column and the
+/// value is there (others take [`key_at`]'s slower path, and are not prefetched).
 fn key_ref_at(a: &dyn Array, i: usize, json: bool) -> Option<KeyRef<'_>> {
     if json || a.is_null(i) {
         return None;
@@ -540,14 +540,8 @@ fn key_ref_at(a: &dyn Array, i: usize, json: bool) -> Option<KeyRef<'_>> {
 }
 
 fn key_at(a: &dyn Array, i: usize, json: bool) -> std::result::Result<Option<NodeKey>, String> {
-    if !json {
-        match (str_at(a, i), a.data_type()) {
-            (Some(s), _) if !s.is_empty() => return Ok(Some(NodeKey::Str(s.to_string()))),
-            (None, DataType::Int64) if !a.is_null(i) => {
-                return Ok(Some(NodeKey::Int(a.as_primitive::<Int64Type>().value(i))))
-            }
-            _ => {}
-        }
+    if let Some(k) = key_ref_at(a, i, json) {
+        return Ok(Some(k.into()));
     }
     let Some(v) = value_at(a, i)? else { return Ok(None) };
     let v = if json { json_value(&v)? } else { v };

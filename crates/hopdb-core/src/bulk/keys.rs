@@ -8,6 +8,7 @@
 //! arena offset and 24 more bits of its hash, and the arena holds the key's position and
 //! length beside its bytes: a lookup touches one slot and one arena entry (decision 0039).
 
+use crate::value::KeyRef;
 use rustc_hash::FxHasher;
 use std::hash::Hasher;
 
@@ -32,25 +33,6 @@ pub(super) struct KeyArena {
     shift: u32,
 }
 
-/// A key as its encoding's tag byte and payload (see `NodeKey::encoded_parts`), borrowed:
-/// what a caller that reads keys from columns can hand over without building a `NodeKey`.
-#[derive(Clone, Copy)]
-pub enum KeyRef<'a> {
-    /// `NodeKey::Int`.
-    Int(i64),
-    /// `NodeKey::Str`.
-    Str(&'a str),
-}
-
-impl KeyRef<'_> {
-    fn hash(self) -> u64 {
-        match self {
-            KeyRef::Int(i) => hash(1, &((i as u64) ^ (1 << 63)).to_be_bytes()),
-            KeyRef::Str(s) => hash(2, s.as_bytes()),
-        }
-    }
-}
-
 /// The table's hash of an encoded key, from its tag and payload (so a borrowed key hashes
 /// without being encoded into a buffer first).
 fn hash(tag: u8, payload: &[u8]) -> u64 {
@@ -58,6 +40,10 @@ fn hash(tag: u8, payload: &[u8]) -> u64 {
     h.write_u8(tag);
     h.write(payload);
     h.finish()
+}
+
+fn hash_key(key: KeyRef<'_>) -> u64 {
+    key.encoded_parts(hash)
 }
 
 fn hash_encoded(enc: &[u8]) -> u64 {
@@ -122,7 +108,7 @@ impl KeyArena {
     /// line. Lookups are cache misses at random; issued ahead, they overlap (decision 0039).
     pub(super) fn prefetch_slot(&self, key: KeyRef<'_>) {
         if !self.slots.is_empty() {
-            prefetch(&self.slots[(key.hash() >> self.shift) as usize]);
+            prefetch(&self.slots[(hash_key(key) >> self.shift) as usize]);
         }
     }
 
@@ -133,7 +119,7 @@ impl KeyArena {
         if self.slots.is_empty() {
             return;
         }
-        let h = key.hash();
+        let h = hash_key(key);
         let s = self.slots[(h >> self.shift) as usize];
         if s != 0 && s >> OFFSET_BITS == fingerprint(h) {
             prefetch(&self.bytes[((s & OFFSET_MASK) - 1) as usize]);
@@ -234,7 +220,7 @@ mod tests {
             (NodeKey::Int(1 << 40), KeyRef::Int(1 << 40)),
             (NodeKey::from("Ebenezer Scrooge"), KeyRef::Str("Ebenezer Scrooge")),
         ] {
-            assert_eq!(r.hash(), hash_encoded(&k.encode()));
+            assert_eq!(hash_key(r), hash_encoded(&k.encode()));
         }
     }
 

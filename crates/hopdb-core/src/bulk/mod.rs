@@ -28,7 +28,7 @@ use crate::key_index::Indexed;
 use crate::model::WriteMode;
 use crate::records::*;
 use crate::state::Inner;
-use crate::value::{decode_props, encode_props, put_len_prefixed, validate_props, NodeKey, Props, Reader};
+use crate::value::{decode_props, encode_props, put_len_prefixed, validate_props, KeyRef, NodeKey, Props, Reader};
 use crate::write::WriteTxn;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::io::{Read, Write};
@@ -40,7 +40,6 @@ use std::time::Instant;
 mod keys;
 mod runs;
 use keys::KeyArena;
-pub use keys::KeyRef;
 use runs::*;
 
 /// How a bulk load treats what its input does not say.
