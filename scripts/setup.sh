@@ -8,6 +8,8 @@ dpkg -s libclang-dev >/dev/null 2>&1 || need_apt+=(libclang-dev)
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 # The crash tests inject I/O faults (full disk, failing fsync, short writes) with libfiu.
 [ -e /usr/lib/fiu/fiu_posix_preload.so ] || need_apt+=(fiu-utils)
+# The cluster's tests start a private PostgreSQL server for its metadata (crates/hopdb-cluster).
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresql)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from apt" >&2
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -8,6 +8,7 @@ use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+mod cluster_cmd;
 mod cypher_format;
 mod import_cmd;
 mod query_cmd;
@@ -141,6 +142,19 @@ enum Cmd {
         #[command(subcommand)]
         cmd: user_cmd::UserCmd,
     },
+    /// A partitioned graph beyond one machine: partitions as Parquet on object storage (the
+    /// cold tier) with their metadata in PostgreSQL. `init` creates it, `load` writes a store
+    /// into it as a new generation, `status` shows it. The configuration file (TOML):
+    ///
+    ///   partitions = 1024
+    ///   [cold]
+    ///   url = "file:///var/lib/hopdb/cold"
+    ///   [metadata]
+    ///   postgres = "host=127.0.0.1 port=5432 user=hopdb dbname=hopdb"
+    Cluster {
+        #[command(subcommand)]
+        cmd: cluster_cmd::ClusterCmd,
+    },
     /// Write the LightRAG-shaped knowledge graph of the eight-engine GraphRAG study as
     /// neo4j-admin import CSV files (documents, chunks, entities, HAS_CHUNK, MENTIONS).
     Generate {
@@ -162,6 +176,7 @@ fn main() {
     // work (the projection builds, at start and after writes: `serve_cmd.rs`, decision 0034).
     let default_filter = match cli.cmd {
         Cmd::Serve(_) => "warn,hopdb_server=info,hopdb=info,hopdb_analytics=info",
+        Cmd::Cluster { .. } => "warn,hopdb_cluster=info",
         _ => "warn",
     };
     tracing_subscriber::fmt()
@@ -191,6 +206,7 @@ fn run(cli: Cli) -> Result<()> {
         Cmd::Shell(a) => shell::run(&a),
         Cmd::Serve(a) => serve_cmd::run(&a),
         Cmd::User { cmd } => user_cmd::run(&cmd),
+        Cmd::Cluster { cmd } => cluster_cmd::run(&cmd),
     }
 }
 
@@ -243,7 +259,7 @@ fn copy_store(from: &Path, to: &Path, as_json: bool, what: &str) -> Result<()> {
     Ok(())
 }
 
-fn human(bytes: u64) -> String {
+pub(crate) fn human(bytes: u64) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB"];
     let mut v = bytes as f64;
     let mut i = 0;

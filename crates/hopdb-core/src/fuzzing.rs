@@ -21,27 +21,7 @@ pub fn encode_value(v: &Value) -> Vec<u8> {
     out
 }
 
-/// A property map, as node and edge records end with.
-pub fn decode_props(b: &[u8]) -> Result<Props> {
-    value::decode_props(&mut Reader::new(b))
-}
-
-/// A property map's encoding (refused over [`crate::MAX_PROPS_BYTES`]).
-pub fn encode_props(p: &Props) -> Result<Vec<u8>> {
-    let mut out = Vec::new();
-    value::encode_props(&mut out, p)?;
-    Ok(out)
-}
-
-/// A node key (the `keys` column family's key, and the key inside node and edge records).
-pub fn decode_node_key(b: &[u8]) -> Result<NodeKey> {
-    NodeKey::decode(b)
-}
-
-/// A node key's memcomparable encoding.
-pub fn encode_node_key(k: &NodeKey) -> Vec<u8> {
-    k.encode()
-}
+pub use crate::codec::{decode_key as decode_node_key, decode_props, encode_key as encode_node_key, encode_props};
 
 /// A node record: (key, label ids, properties).
 pub fn decode_node_record(b: &[u8]) -> Result<(NodeKey, Vec<u32>, Props)> {

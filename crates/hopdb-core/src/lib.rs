@@ -17,6 +17,7 @@ mod bulk;
 mod catalog;
 mod changes;
 mod check;
+pub mod codec;
 mod config;
 mod counters;
 mod engine;

@@ -63,6 +63,10 @@ impl NodeRecord {
     pub fn property(&self, name: &str) -> crate::Result<Option<crate::Value>> {
         crate::value::find_prop(&self.props, name)
     }
+    /// The property map as stored ([`crate::codec::decode_props`] decodes it).
+    pub fn encoded_props(&self) -> &[u8] {
+        &self.props
+    }
     /// Every property.
     pub fn props(&self) -> crate::Result<Props> {
         crate::value::decode_props(&mut crate::value::Reader::new(&self.props))

@@ -7,6 +7,8 @@
 //! calling test by panicking. It needs none today: [`datasets`] reports a missing directory as
 //! `None` so the caller can skip.
 
+pub mod postgres;
+
 use std::path::{Path, PathBuf};
 
 /// The datasets directory, or `None` after printing why the calling test is skipped.

@@ -1,0 +1,190 @@
+//! `hopdb cluster`: create a partitioned cluster's metadata, load a store into it, and show
+//! its partitions (issue 24; crates/hopdb-cluster).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Subcommand;
+use hopdb_cluster::{Cluster, ClusterConfig, LoadOptions};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::human;
+
+#[derive(Subcommand)]
+pub enum ClusterCmd {
+    /// Create the cluster's metadata in PostgreSQL (schema, settings, one row per partition)
+    /// and its cold-tier directory. Running it again with the same configuration does nothing;
+    /// a different partition count or cold tier is refused.
+    Init {
+        /// The cluster configuration (TOML: partitions, [cold] url, [metadata] postgres).
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+    },
+    /// Load a whole store into the cluster as a new generation of every partition: workers
+    /// claim partitions in the metadata, write each as Parquet to the cold tier, and the new
+    /// generation goes live in one transaction (readers see the old graph or the new one).
+    /// Works while another process writes the store (it reads one snapshot).
+    Load {
+        /// The cluster configuration.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// The store directory to load.
+        store: PathBuf,
+        /// Parallel workers (default: the number of cores).
+        #[arg(long, value_name = "N")]
+        workers: Option<usize>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the cluster: partitions, live generation, node and edge counts, cold-tier size.
+    Status {
+        /// The cluster configuration.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// List every partition.
+        #[arg(long)]
+        partitions: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(cmd: &ClusterCmd) -> Result<()> {
+    match cmd {
+        ClusterCmd::Init { config } => {
+            let cfg = read_config(config)?;
+            let created = Cluster::init(&cfg)?;
+            println!(
+                "{} cluster: {} partitions, cold tier {}",
+                if created { "created the" } else { "already initialised:" },
+                cfg.partitions,
+                cfg.cold.url
+            );
+            Ok(())
+        }
+        ClusterCmd::Load {
+            config,
+            store,
+            workers,
+            json,
+        } => load(config, store, *workers, *json),
+        ClusterCmd::Status {
+            config,
+            partitions,
+            json,
+        } => status(config, *partitions, *json),
+    }
+}
+
+fn read_config(path: &Path) -> Result<ClusterConfig> {
+    Ok(ClusterConfig::from_file(path)?)
+}
+
+fn load(config: &Path, store: &Path, workers: Option<usize>, as_json: bool) -> Result<()> {
+    let cluster = Cluster::open(read_config(config)?)?;
+    let g = crate::open_for_reading(store)?;
+    let bar = ProgressBar::new(u64::from(cluster.partitions()));
+    bar.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} partitions ({eta} left)")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_message("loading");
+    if as_json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let progress = |done: usize, _: usize| bar.set_position(done as u64);
+    let mut opts = LoadOptions {
+        progress: Some(&progress),
+        ..LoadOptions::default()
+    };
+    if let Some(w) = workers {
+        opts.workers = w.max(1);
+    }
+    let r = cluster
+        .load_from(&g, &opts)
+        .with_context(|| format!("loading {} into the cluster", store.display()))?;
+    bar.finish_and_clear();
+    if as_json {
+        println!(
+            "{}",
+            json!({"generation": r.generation, "partitions": r.partitions, "nodes": r.nodes, "edges": r.edges,
+                   "bytes": r.bytes, "seconds": r.seconds, "workers": r.workers,
+                   "bytes_per_second_per_worker": r.bytes_per_second_per_worker()})
+        );
+    } else {
+        println!(
+            "loaded {} nodes and {} edges into {} partitions (generation {}): {} of Parquet in {:.2} s, {}/s per worker ({} workers)",
+            r.nodes,
+            r.edges,
+            r.partitions,
+            r.generation,
+            human(r.bytes),
+            r.seconds,
+            human(r.bytes_per_second_per_worker() as u64),
+            r.workers
+        );
+    }
+    Ok(())
+}
+
+fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
+    let cluster = Cluster::open(read_config(config)?)?;
+    let parts = cluster.status()?;
+    let types = cluster.edge_types()?;
+    let nodes: u64 = parts.iter().map(|p| p.vertex_count).sum();
+    let edges: u64 = parts.iter().map(|p| p.edge_count).sum();
+    let mut gens: Vec<u64> = parts.iter().map(|p| p.generation).collect();
+    gens.sort_unstable();
+    gens.dedup();
+    let loaded = parts.iter().filter(|p| p.object_key.is_some()).count();
+    if as_json {
+        let v = json!({
+            "partitions": parts.len(), "loaded": loaded, "nodes": nodes, "edges": edges, "generations": gens,
+            "edge_types": types.iter().map(|(n, o)| json!({"type": n, "undirected": o.undirected, "multi": o.multi})).collect::<Vec<_>>(),
+            "partition_rows": if each { parts.iter().map(|p| json!({"partition": p.partition, "generation": p.generation,
+                "object_key": p.object_key, "nodes": p.vertex_count, "edges": p.edge_count, "temperature": p.temperature})).collect::<Vec<_>>() } else { Vec::new() },
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    let sizes: Vec<u64> = parts.iter().map(|p| p.vertex_count).collect();
+    println!("partitions     {} ({} loaded)", parts.len(), loaded);
+    println!(
+        "generation     {}",
+        gens.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+    );
+    println!("nodes          {nodes}");
+    println!("edges          {edges}");
+    println!(
+        "nodes/partition min {} max {}",
+        sizes.iter().min().copied().unwrap_or(0),
+        sizes.iter().max().copied().unwrap_or(0)
+    );
+    for (n, o) in &types {
+        println!(
+            "  type  {n:<20} ({})",
+            if o.undirected { "undirected" } else { "directed" }
+        );
+    }
+    if each {
+        println!(
+            "{:>9} {:>10} {:>10} {:>10}  object",
+            "partition", "generation", "nodes", "edges"
+        );
+        for p in &parts {
+            println!(
+                "{:>9} {:>10} {:>10} {:>10}  {}",
+                p.partition,
+                p.generation,
+                p.vertex_count,
+                p.edge_count,
+                p.object_key.as_deref().unwrap_or("-")
+            );
+        }
+    }
+    Ok(())
+}

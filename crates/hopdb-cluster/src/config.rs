@@ -1,0 +1,135 @@
+//! The cluster's configuration file (TOML), shared by every query node and command:
+//!
+//! ```toml
+//! partitions = 1024                      # fixed at `hopdb cluster init`
+//!
+//! [cold]
+//! url = "file:///var/lib/hopdb/cold"     # a local directory (the default kind)
+//! # url = "memory:"                      # in this process only (tests)
+//!
+//! [metadata]
+//! postgres = "host=127.0.0.1 port=5432 user=hopdb dbname=hopdb"
+//!
+//! [cache]
+//! memory_mb = 512                        # decoded partitions kept by each query node
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::{ClusterError, Result};
+use crate::partition::{DEFAULT_PARTITIONS, MAX_PARTITIONS};
+
+/// A cluster's configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterConfig {
+    /// The number of partitions (used only by `init`; afterwards the metadata's count rules).
+    #[serde(default = "default_partitions")]
+    pub partitions: u32,
+    /// Where the partition files live.
+    pub cold: ColdConfig,
+    /// Where the partition metadata lives.
+    pub metadata: MetadataConfig,
+    /// The query node's partition cache.
+    #[serde(default)]
+    pub cache: CacheConfig,
+}
+
+/// The cold tier: an object store.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColdConfig {
+    /// `file:///absolute/dir` or `memory:`.
+    pub url: String,
+}
+
+/// The metadata database.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetadataConfig {
+    /// A libpq-style connection string (`host=... port=... user=... dbname=...`) or URL.
+    pub postgres: String,
+}
+
+/// The query node's cache of decoded partitions.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// Its budget in MiB.
+    #[serde(default = "default_cache_mb")]
+    pub memory_mb: u64,
+}
+
+impl Default for CacheConfig {
+    fn default() -> Self {
+        CacheConfig {
+            memory_mb: default_cache_mb(),
+        }
+    }
+}
+
+fn default_partitions() -> u32 {
+    DEFAULT_PARTITIONS
+}
+
+fn default_cache_mb() -> u64 {
+    512
+}
+
+/// Where the cold tier is, parsed from [`ColdConfig::url`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColdLocation {
+    /// A local directory.
+    Directory(PathBuf),
+    /// Process memory (tests).
+    Memory,
+}
+
+impl ClusterConfig {
+    /// Reads and checks the file at `path`.
+    pub fn from_file(path: &Path) -> Result<ClusterConfig> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ClusterError::Config(format!("cannot read {}: {e}", path.display())))?;
+        Self::parse(&text).map_err(|e| match e {
+            ClusterError::Config(m) => ClusterError::Config(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Parses and checks a configuration's text.
+    pub fn parse(text: &str) -> Result<ClusterConfig> {
+        let cfg: ClusterConfig = toml::from_str(text).map_err(|e| ClusterError::Config(e.to_string()))?;
+        if cfg.partitions == 0 || cfg.partitions > MAX_PARTITIONS {
+            return Err(ClusterError::Config(format!(
+                "partitions = {}: must be between 1 and {MAX_PARTITIONS}",
+                cfg.partitions
+            )));
+        }
+        cfg.cold.location()?;
+        Ok(cfg)
+    }
+}
+
+impl ColdConfig {
+    /// The location the URL names.
+    pub fn location(&self) -> Result<ColdLocation> {
+        let url = self.url.trim();
+        if url == "memory:" {
+            return Ok(ColdLocation::Memory);
+        }
+        if let Some(path) = url.strip_prefix("file://") {
+            let path = PathBuf::from(path);
+            if !path.is_absolute() {
+                return Err(ClusterError::Config(format!(
+                    "cold.url = {url:?}: a file URL needs an absolute path (file:///dir)"
+                )));
+            }
+            return Ok(ColdLocation::Directory(path));
+        }
+        Err(ClusterError::Config(format!(
+            "cold.url = {url:?}: expected file:///absolute/dir or memory:"
+        )))
+    }
+}

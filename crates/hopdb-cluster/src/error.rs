@@ -1,0 +1,55 @@
+//! The cluster's errors: each says which part failed (metadata, object storage, a partition
+//! file, the store) and what was being done.
+
+/// A cluster operation's failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ClusterError {
+    /// The configuration file is missing, unreadable or wrong.
+    #[error("cluster configuration: {0}")]
+    Config(String),
+    /// PostgreSQL (the metadata) refused or failed.
+    #[error("cluster metadata (PostgreSQL) while {doing}: {source}")]
+    Metadata {
+        /// What the cluster was doing.
+        doing: String,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
+    /// The metadata is not what this version of HopDB reads (or not initialised).
+    #[error("cluster metadata: {0}")]
+    State(String),
+    /// The object store failed.
+    #[error("object storage while {doing}: {source}")]
+    ObjectStore {
+        /// What the cluster was doing.
+        doing: String,
+        /// The store's error.
+        #[source]
+        source: object_store::Error,
+    },
+    /// A partition file does not decode as one.
+    #[error("partition file {object}: {why}")]
+    Corrupt {
+        /// The object's key.
+        object: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The embedded store (a load's source) failed.
+    #[error(transparent)]
+    Store(#[from] hopdb_core::Error),
+}
+
+/// The cluster's result type.
+pub type Result<T> = std::result::Result<T, ClusterError>;
+
+pub(crate) fn meta(doing: impl Into<String>) -> impl FnOnce(postgres::Error) -> ClusterError {
+    let doing = doing.into();
+    move |source| ClusterError::Metadata { doing, source }
+}
+
+pub(crate) fn objects(doing: impl Into<String>) -> impl FnOnce(object_store::Error) -> ClusterError {
+    let doing = doing.into();
+    move |source| ClusterError::ObjectStore { doing, source }
+}

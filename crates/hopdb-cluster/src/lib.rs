@@ -1,0 +1,135 @@
+//! HopDB beyond one machine (issue 24), first tier: a partitioned graph whose source of truth is
+//! Parquet on object storage (the cold tier, [`cold`]) with its partition metadata in PostgreSQL
+//! ([`meta`]). Nodes are spread over a fixed number of partitions by a hash of their key
+//! ([`partition_of`]); each partition holds its nodes and both directions of their edges, so a
+//! hop reads one partition per node it leaves, batched per hop. Query nodes ([`Cluster`]) are
+//! stateless and interchangeable: each reads the live generations from the metadata and keeps
+//! the partitions it touched in a memory-bounded cache.
+//!
+//! ```no_run
+//! use hopdb_cluster::{Cluster, ClusterConfig, LoadOptions};
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let cfg = ClusterConfig::parse(r#"
+//!     [cold]
+//!     url = "file:///var/lib/hopdb/cold"
+//!     [metadata]
+//!     postgres = "host=127.0.0.1 port=5432 user=hopdb dbname=hopdb"
+//! "#)?;
+//! Cluster::init(&cfg)?;
+//! let cluster = Cluster::open(cfg)?;
+//! let store = hopdb_core::Graph::open("/path/to/store")?;
+//! cluster.load_from(&store, &LoadOptions::default())?;
+//! let two_hops = cluster.k_hop(&["alice".into()], 2, hopdb_core::Direction::Out)?;
+//! # Ok(()) }
+//! ```
+
+mod cold;
+mod config;
+mod error;
+mod load;
+mod meta;
+mod partition;
+mod read;
+
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use object_store::ObjectStore;
+
+pub use config::{CacheConfig, ClusterConfig, ColdConfig, ColdLocation, MetadataConfig};
+pub use error::{ClusterError, Result};
+pub use load::{LoadOptions, LoadReport};
+pub use meta::PartitionStatus;
+pub use partition::{partition_of, partition_of_encoded, DEFAULT_PARTITIONS, MAX_PARTITIONS};
+pub use read::CacheStats;
+
+use meta::Metadata;
+
+/// A query node's handle on a cluster: loads, reads and status.
+pub struct Cluster {
+    cfg: ClusterConfig,
+    partitions: u32,
+    objects: Arc<dyn ObjectStore>,
+    /// object_store is asynchronous; HopDB's callers are not.
+    rt: tokio::runtime::Runtime,
+    meta: Mutex<Metadata>,
+    /// The live (generation, object prefix) of each partition.
+    live: RwLock<Vec<Option<(u64, String)>>>,
+    cache: Mutex<read::Cache>,
+}
+
+impl Cluster {
+    /// Creates the metadata (schema, settings, one row per partition) for the configuration.
+    /// Returns false when it existed already with the same settings; refuses other settings.
+    pub fn init(cfg: &ClusterConfig) -> Result<bool> {
+        let created = Metadata::connect(&cfg.metadata.postgres)?.init(cfg.partitions, cfg.cold.url.trim())?;
+        if let ColdLocation::Directory(dir) = cfg.cold.location()? {
+            std::fs::create_dir_all(&dir)
+                .map_err(|e| ClusterError::Config(format!("cannot create the cold tier {}: {e}", dir.display())))?;
+        }
+        Ok(created)
+    }
+
+    /// Connects to the cluster the configuration names.
+    pub fn open(cfg: ClusterConfig) -> Result<Cluster> {
+        let mut meta = Metadata::connect(&cfg.metadata.postgres)?;
+        let partitions = meta.settings(cfg.cold.url.trim())?;
+        let objects: Arc<dyn ObjectStore> = match cfg.cold.location()? {
+            ColdLocation::Memory => Arc::new(object_store::memory::InMemory::new()),
+            ColdLocation::Directory(dir) => Arc::new(
+                // Cleanup removes a generation's directory with its last file.
+                object_store::local::LocalFileSystem::new_with_prefix(&dir)
+                    .map_err(|e| ClusterError::Config(format!("cold tier {}: {e}", dir.display())))?
+                    .with_automatic_cleanup(true),
+            ),
+        };
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("hopdb-cluster-io")
+            .enable_all()
+            .build()
+            .map_err(|e| ClusterError::Config(format!("cannot start the I/O runtime: {e}")))?;
+        let live = meta.live(partitions)?;
+        let budget = cfg.cache.memory_mb.saturating_mul(1 << 20);
+        Ok(Cluster {
+            cfg,
+            partitions,
+            objects,
+            rt,
+            meta: Mutex::new(meta),
+            live: RwLock::new(live),
+            cache: Mutex::new(read::Cache::new(budget)),
+        })
+    }
+
+    /// The partition count.
+    pub fn partitions(&self) -> u32 {
+        self.partitions
+    }
+
+    /// Loads the whole graph of `store` as a new generation of every partition and makes it
+    /// live at once (readers see the old graph or the new one, never a mix).
+    pub fn load_from(&self, store: &hopdb_core::Graph, opts: &LoadOptions) -> Result<LoadReport> {
+        load::load_from_store(self, store, opts)
+    }
+
+    /// Every partition's metadata row.
+    pub fn status(&self) -> Result<Vec<PartitionStatus>> {
+        self.meta()?.status()
+    }
+
+    /// The live graph's edge types.
+    pub fn edge_types(&self) -> Result<Vec<(String, hopdb_core::EdgeTypeOptions)>> {
+        self.meta()?.edge_types()
+    }
+
+    /// Re-reads which generations are live (after a load by another query node).
+    pub fn refresh(&self) -> Result<()> {
+        let live = self.meta()?.live(self.partitions)?;
+        *self.live.write().unwrap_or_else(|e| e.into_inner()) = live;
+        Ok(())
+    }
+
+    fn meta(&self) -> Result<MutexGuard<'_, Metadata>> {
+        Ok(self.meta.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}

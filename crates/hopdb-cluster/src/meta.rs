@@ -1,0 +1,357 @@
+//! Partition metadata in PostgreSQL: which generation of each partition is live and where its
+//! objects are, the partition's counts, temperature and last access (the tiered-storage memo's
+//! `partition_metadata`), the edge types, and the loads in progress, whose partitions workers
+//! claim with `FOR UPDATE SKIP LOCKED`.
+//!
+//! A load writes new generations beside the live ones and swaps them all in one transaction,
+//! so readers see the old graph or the new one, never a mix. A worker holds its claim inside a
+//! transaction: if it dies, PostgreSQL drops the lock and another worker takes the partition.
+
+use hopdb_core::EdgeTypeOptions;
+use postgres::{Client, NoTls};
+
+use crate::cold::generation_prefix;
+use crate::error::{meta, ClusterError, Result};
+
+/// The metadata schema this version reads and writes.
+const FORMAT: &str = "1";
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS hopdb_cluster (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS partition_metadata (
+    partition_id integer PRIMARY KEY,
+    query_node   text,
+    vertex_count bigint NOT NULL DEFAULT 0,
+    edge_count   bigint NOT NULL DEFAULT 0,
+    temperature  double precision NOT NULL DEFAULT 0,
+    last_access  timestamptz,
+    object_key   text,
+    generation   bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS edge_types (
+    name       text PRIMARY KEY,
+    undirected boolean NOT NULL,
+    multi      boolean NOT NULL
+);
+CREATE TABLE IF NOT EXISTS partition_loads (
+    load_id      bigint NOT NULL,
+    partition_id integer NOT NULL,
+    state        text NOT NULL DEFAULT 'pending',
+    object_key   text,
+    vertex_count bigint NOT NULL DEFAULT 0,
+    edge_count   bigint NOT NULL DEFAULT 0,
+    PRIMARY KEY (load_id, partition_id)
+);
+CREATE SEQUENCE IF NOT EXISTS hopdb_generation;
+";
+
+/// One partition's row, as `hopdb cluster status` shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PartitionStatus {
+    /// The partition.
+    pub partition: u32,
+    /// Its live generation (0: never loaded).
+    pub generation: u64,
+    /// The prefix of the live generation's objects.
+    pub object_key: Option<String>,
+    /// Nodes in it.
+    pub vertex_count: u64,
+    /// Edges counted here: directed edges at their source, undirected ones at their smaller key.
+    pub edge_count: u64,
+    /// Its temperature (access-weighted; promotion and eviction use it).
+    pub temperature: f64,
+}
+
+/// What a worker reports for a partition it wrote.
+pub(crate) struct Written {
+    pub object_key: String,
+    pub vertex_count: u64,
+    pub edge_count: u64,
+}
+
+/// A connection to the metadata database.
+pub(crate) struct Metadata {
+    client: Client,
+}
+
+impl Metadata {
+    pub fn connect(conn: &str) -> Result<Metadata> {
+        let client = Client::connect(conn, NoTls).map_err(meta("connecting"))?;
+        Ok(Metadata { client })
+    }
+
+    /// Creates the schema and the partitions' rows; a second init with the same settings does
+    /// nothing, with other settings it is refused.
+    pub fn init(&mut self, partitions: u32, cold_url: &str) -> Result<bool> {
+        let mut tx = self.client.transaction().map_err(meta("starting init"))?;
+        // One init at a time, even across processes.
+        tx.batch_execute("SELECT pg_advisory_xact_lock(7687001)")
+            .map_err(meta("locking for init"))?;
+        tx.batch_execute(SCHEMA).map_err(meta("creating the schema"))?;
+        let existing: Vec<(String, String)> = tx
+            .query("SELECT key, value FROM hopdb_cluster", &[])
+            .map_err(meta("reading the settings"))?
+            .iter()
+            .map(|r| (r.get(0), r.get(1)))
+            .collect();
+        if !existing.is_empty() {
+            let get = |k: &str| existing.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+            let same = get("format") == Some(FORMAT)
+                && get("partitions") == Some(partitions.to_string().as_str())
+                && get("cold_url") == Some(cold_url);
+            if !same {
+                return Err(ClusterError::State(format!(
+                    "already initialised with format {:?}, {:?} partitions, cold tier {:?}; \
+                     this configuration says {partitions} partitions at {cold_url:?}",
+                    get("format").unwrap_or("?"),
+                    get("partitions").unwrap_or("?"),
+                    get("cold_url").unwrap_or("?"),
+                )));
+            }
+            tx.commit().map_err(meta("finishing init"))?;
+            return Ok(false);
+        }
+        for (k, v) in [
+            ("format", FORMAT.to_string()),
+            ("partitions", partitions.to_string()),
+            ("cold_url", cold_url.to_string()),
+        ] {
+            tx.execute("INSERT INTO hopdb_cluster (key, value) VALUES ($1, $2)", &[&k, &v])
+                .map_err(meta("writing the settings"))?;
+        }
+        let n = partitions as i32;
+        tx.execute(
+            "INSERT INTO partition_metadata (partition_id) SELECT generate_series(0, $1 - 1)",
+            &[&n],
+        )
+        .map_err(meta("creating the partitions' rows"))?;
+        tx.commit().map_err(meta("finishing init"))?;
+        Ok(true)
+    }
+
+    /// The partition count, after checking the metadata's format and cold tier.
+    pub fn settings(&mut self, cold_url: &str) -> Result<u32> {
+        let rows = self
+            .client
+            .query("SELECT key, value FROM hopdb_cluster", &[])
+            .map_err(|e| match e.code() {
+                Some(c) if *c == postgres::error::SqlState::UNDEFINED_TABLE => {
+                    ClusterError::State("not initialised: run `hopdb cluster init` first".into())
+                }
+                _ => ClusterError::Metadata {
+                    doing: "reading the settings".into(),
+                    source: e,
+                },
+            })?;
+        let get = |k: &str| {
+            rows.iter()
+                .find(|r| r.get::<_, &str>(0) == k)
+                .map(|r| r.get::<_, String>(1))
+        };
+        match get("format").as_deref() {
+            Some(FORMAT) => {}
+            None => {
+                return Err(ClusterError::State(
+                    "not initialised: run `hopdb cluster init` first".into(),
+                ))
+            }
+            Some(f) => {
+                return Err(ClusterError::State(format!(
+                    "metadata format {f}; this HopDB reads format {FORMAT}"
+                )))
+            }
+        }
+        if get("cold_url").as_deref() != Some(cold_url) {
+            return Err(ClusterError::State(format!(
+                "the cluster's cold tier is {:?}, the configuration says {cold_url:?}",
+                get("cold_url").unwrap_or_default()
+            )));
+        }
+        get("partitions")
+            .and_then(|p| p.parse().ok())
+            .ok_or_else(|| ClusterError::State("the partition count is missing or not a number".into()))
+    }
+
+    /// The live generation of each partition: (generation, object key prefix), `None` where
+    /// nothing was loaded.
+    pub fn live(&mut self, partitions: u32) -> Result<Vec<Option<(u64, String)>>> {
+        let mut out = vec![None; partitions as usize];
+        for r in self
+            .client
+            .query(
+                "SELECT partition_id, generation, object_key FROM partition_metadata WHERE object_key IS NOT NULL",
+                &[],
+            )
+            .map_err(meta("reading the live generations"))?
+        {
+            let (p, g, k): (i32, i64, String) = (r.get(0), r.get(1), r.get(2));
+            if let Some(slot) = out.get_mut(p as usize) {
+                *slot = Some((g as u64, k));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every partition's row, by partition.
+    pub fn status(&mut self) -> Result<Vec<PartitionStatus>> {
+        Ok(self
+            .client
+            .query(
+                "SELECT partition_id, generation, object_key, vertex_count, edge_count, temperature \
+                 FROM partition_metadata ORDER BY partition_id",
+                &[],
+            )
+            .map_err(meta("reading the partitions"))?
+            .iter()
+            .map(|r| PartitionStatus {
+                partition: r.get::<_, i32>(0) as u32,
+                generation: r.get::<_, i64>(1) as u64,
+                object_key: r.get(2),
+                vertex_count: r.get::<_, i64>(3) as u64,
+                edge_count: r.get::<_, i64>(4) as u64,
+                temperature: r.get(5),
+            })
+            .collect())
+    }
+
+    /// The edge types of the live graph.
+    pub fn edge_types(&mut self) -> Result<Vec<(String, EdgeTypeOptions)>> {
+        Ok(self
+            .client
+            .query("SELECT name, undirected, multi FROM edge_types ORDER BY name", &[])
+            .map_err(meta("reading the edge types"))?
+            .iter()
+            .map(|r| {
+                (
+                    r.get(0),
+                    EdgeTypeOptions {
+                        undirected: r.get(1),
+                        multi: r.get(2),
+                    },
+                )
+            })
+            .collect())
+    }
+
+    /// Starts a load of every partition. Returns its id (the new generation) and the object
+    /// prefixes of unfinished earlier loads, whose rows it removes (their objects are garbage).
+    pub fn begin_load(&mut self, partitions: u32) -> Result<(u64, Vec<String>)> {
+        let mut tx = self.client.transaction().map_err(meta("starting a load"))?;
+        // Every partition of an unfinished load may have files (written, or written and not
+        // yet recorded when its worker died).
+        let stale: Vec<String> = tx
+            .query("DELETE FROM partition_loads RETURNING load_id, partition_id", &[])
+            .map_err(meta("removing unfinished loads"))?
+            .iter()
+            .map(|r| generation_prefix(r.get::<_, i32>(1) as u32, r.get::<_, i64>(0) as u64))
+            .collect();
+        let id: i64 = tx
+            .query_one("SELECT nextval('hopdb_generation')", &[])
+            .map_err(meta("taking a generation number"))?
+            .get(0);
+        tx.execute(
+            "INSERT INTO partition_loads (load_id, partition_id) SELECT $1, generate_series(0, $2 - 1)",
+            &[&id, &(partitions as i32)],
+        )
+        .map_err(meta("queueing the partitions"))?;
+        tx.commit().map_err(meta("starting a load"))?;
+        Ok((id as u64, stale))
+    }
+
+    /// Claims the load's pending partitions in `range` one at a time and runs `work` on each, holding
+    /// the claim (a row lock) until its result is recorded. Stops at the first error.
+    pub fn claim_each(
+        &mut self,
+        load: u64,
+        range: std::ops::Range<u32>,
+        work: &mut dyn FnMut(u32) -> Result<Written>,
+    ) -> Result<usize> {
+        let mut done = 0;
+        loop {
+            let mut tx = self.client.transaction().map_err(meta("claiming a partition"))?;
+            let Some(row) = tx
+                .query_opt(
+                    "SELECT partition_id FROM partition_loads WHERE load_id = $1 AND state = 'pending' \
+                     AND partition_id >= $2 AND partition_id < $3 \
+                     ORDER BY partition_id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                    &[&(load as i64), &(range.start as i32), &(range.end as i32)],
+                )
+                .map_err(meta("claiming a partition"))?
+            else {
+                tx.commit().map_err(meta("claiming a partition"))?;
+                return Ok(done);
+            };
+            let p: i32 = row.get(0);
+            let w = work(p as u32)?;
+            let updated = tx.execute(
+                "UPDATE partition_loads SET state = 'written', object_key = $3, vertex_count = $4, edge_count = $5 \
+                 WHERE load_id = $1 AND partition_id = $2",
+                &[&(load as i64), &p, &w.object_key, &(w.vertex_count as i64), &(w.edge_count as i64)],
+            )
+            .map_err(meta("recording a written partition"))?;
+            if updated != 1 {
+                return Err(ClusterError::State(format!(
+                    "load {load} was abandoned (a newer load started) while partition {p} was written"
+                )));
+            }
+            tx.commit().map_err(meta("recording a written partition"))?;
+            done += 1;
+        }
+    }
+
+    /// Makes the load's generations live, all in one transaction, with its edge types.
+    /// Returns the object prefixes of the generations it replaced.
+    pub fn finish_load(&mut self, load: u64, types: &[(String, EdgeTypeOptions)]) -> Result<Vec<String>> {
+        let mut tx = self.client.transaction().map_err(meta("finishing a load"))?;
+        let id = load as i64;
+        let pending: i64 = tx
+            .query_one(
+                "SELECT count(*) FROM partition_loads WHERE load_id = $1 AND state <> 'written'",
+                &[&id],
+            )
+            .map_err(meta("checking the load"))?
+            .get(0);
+        let written: i64 = tx
+            .query_one("SELECT count(*) FROM partition_loads WHERE load_id = $1", &[&id])
+            .map_err(meta("checking the load"))?
+            .get(0);
+        if pending != 0 || written == 0 {
+            return Err(ClusterError::State(format!(
+                "load {load} is not complete ({pending} of {written} partitions unwritten); nothing was swapped"
+            )));
+        }
+        let old: Vec<String> = tx
+            .query(
+                "SELECT m.object_key FROM partition_metadata m JOIN partition_loads l \
+                 ON l.partition_id = m.partition_id AND l.load_id = $1 WHERE m.object_key IS NOT NULL",
+                &[&id],
+            )
+            .map_err(meta("listing replaced generations"))?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        tx.execute(
+            "UPDATE partition_metadata m SET generation = l.load_id, object_key = l.object_key, \
+             vertex_count = l.vertex_count, edge_count = l.edge_count \
+             FROM partition_loads l WHERE l.load_id = $1 AND l.partition_id = m.partition_id",
+            &[&id],
+        )
+        .map_err(meta("swapping in the new generations"))?;
+        tx.execute("DELETE FROM edge_types", &[])
+            .map_err(meta("replacing the edge types"))?;
+        for (name, o) in types {
+            tx.execute(
+                "INSERT INTO edge_types (name, undirected, multi) VALUES ($1, $2, $3)",
+                &[name, &o.undirected, &o.multi],
+            )
+            .map_err(meta("replacing the edge types"))?;
+        }
+        tx.execute("DELETE FROM partition_loads WHERE load_id = $1", &[&id])
+            .map_err(meta("finishing a load"))?;
+        tx.commit().map_err(meta("finishing a load"))?;
+        Ok(old)
+    }
+}

@@ -1,0 +1,323 @@
+//! Reads on a cluster: each call finds the partitions its keys live in, fetches the ones the
+//! cache lacks from the cold tier together, then answers from the decoded partitions. A k-hop
+//! walk does this once per hop for its whole frontier.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use futures::stream::{self, StreamExt, TryStreamExt};
+use hopdb_core::{codec, Degree, Direction, Edge, Node, NodeKey};
+
+use crate::cold::{Partition, RowDir, TypeNames};
+use crate::error::{objects, Result};
+use crate::partition::partition_of_encoded;
+use crate::Cluster;
+
+/// Partition fetches in flight at once.
+const FETCH_CONCURRENCY: usize = 16;
+
+/// The query node's partition cache counters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Partition lookups answered from memory.
+    pub hits: u64,
+    /// Partition lookups that read the cold tier.
+    pub misses: u64,
+    /// Partitions held.
+    pub partitions: usize,
+    /// Bytes held.
+    pub bytes: usize,
+}
+
+/// Decoded partitions, least recently used evicted first, within a byte budget.
+pub(crate) struct Cache {
+    budget: u64,
+    tick: u64,
+    held: HashMap<u32, (Arc<Partition>, u64)>,
+    bytes: usize,
+    hits: u64,
+    misses: u64,
+}
+
+impl Cache {
+    pub fn new(budget: u64) -> Cache {
+        Cache {
+            budget,
+            tick: 0,
+            held: HashMap::new(),
+            bytes: 0,
+            hits: 0,
+            misses: 0,
+        }
+    }
+
+    fn get(&mut self, p: u32, generation: u64) -> Option<Arc<Partition>> {
+        self.tick += 1;
+        match self.held.get_mut(&p) {
+            Some((part, used)) if part.generation == generation => {
+                *used = self.tick;
+                self.hits += 1;
+                Some(part.clone())
+            }
+            _ => {
+                self.misses += 1;
+                None
+            }
+        }
+    }
+
+    fn insert(&mut self, p: u32, part: Arc<Partition>) {
+        self.tick += 1;
+        if let Some((old, _)) = self.held.insert(p, (part.clone(), self.tick)) {
+            self.bytes -= old.bytes;
+        }
+        self.bytes += part.bytes;
+        // Evict the least recently used until within budget (never the one just added).
+        while self.bytes as u64 > self.budget && self.held.len() > 1 {
+            let Some((&victim, _)) = self
+                .held
+                .iter()
+                .filter(|(&k, _)| k != p)
+                .min_by_key(|(_, (_, used))| *used)
+            else {
+                break;
+            };
+            if let Some((old, _)) = self.held.remove(&victim) {
+                self.bytes -= old.bytes;
+            }
+        }
+    }
+}
+
+/// The partition holding the located node, if the node is there.
+fn holding<'a>(parts: &'a HashMap<u32, Option<Arc<Partition>>>, l: &Located) -> Option<&'a Arc<Partition>> {
+    parts
+        .get(&l.part)
+        .and_then(Option::as_ref)
+        .filter(|p| p.has_node(&l.enc))
+}
+
+/// A node's encoded key and its partition.
+struct Located {
+    enc: Vec<u8>,
+    part: u32,
+}
+
+impl Cluster {
+    fn locate(&self, key: &NodeKey) -> Located {
+        let enc = codec::encode_key(key);
+        let part = partition_of_encoded(&enc, self.partitions);
+        Located { enc, part }
+    }
+
+    /// The decoded partitions `ids`, from the cache or read together from the cold tier.
+    fn fetch(&self, ids: impl IntoIterator<Item = u32>) -> Result<HashMap<u32, Option<Arc<Partition>>>> {
+        let live = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut out = HashMap::new();
+        let mut missing = Vec::new();
+        {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            for p in ids {
+                if out.contains_key(&p) {
+                    continue;
+                }
+                match live.get(p as usize).cloned().flatten() {
+                    None => {
+                        out.insert(p, None); // never loaded: empty
+                    }
+                    Some((generation, prefix)) => match cache.get(p, generation) {
+                        Some(part) => {
+                            out.insert(p, Some(part));
+                        }
+                        None => {
+                            out.insert(p, None);
+                            missing.push((p, generation, prefix));
+                        }
+                    },
+                }
+            }
+        }
+        if missing.is_empty() {
+            return Ok(out);
+        }
+        let objects = self.objects.clone();
+        let fetched: Vec<(u32, u64, String, bytes::Bytes, bytes::Bytes)> = self.rt.block_on(
+            stream::iter(missing)
+                .map(|(p, generation, prefix)| {
+                    let objects = objects.clone();
+                    async move {
+                        let get = |name: &str| {
+                            let path = object_store::path::Path::from(format!("{prefix}/{name}"));
+                            let objects = objects.clone();
+                            async move {
+                                let r = objects.get(&path).await.map_err(objects_err(&path))?;
+                                r.bytes().await.map_err(objects_err(&path))
+                            }
+                        };
+                        let (nodes, edges) = futures::try_join!(get("nodes.parquet"), get("edges.parquet"))?;
+                        Ok::<_, crate::ClusterError>((p, generation, prefix, nodes, edges))
+                    }
+                })
+                .buffer_unordered(FETCH_CONCURRENCY)
+                .try_collect(),
+        )?;
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        for (p, generation, prefix, nodes, edges) in fetched {
+            let part = Arc::new(Partition::decode(&prefix, generation, nodes, edges)?);
+            cache.insert(p, part.clone());
+            out.insert(p, Some(part));
+        }
+        Ok(out)
+    }
+
+    /// The partition cache's counters.
+    pub fn cache_stats(&self) -> CacheStats {
+        let c = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        CacheStats {
+            hits: c.hits,
+            misses: c.misses,
+            partitions: c.held.len(),
+            bytes: c.bytes,
+        }
+    }
+
+    /// Empties the partition cache (the next reads go to the cold tier).
+    pub fn clear_cache(&self) {
+        let mut c = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        c.held.clear();
+        c.bytes = 0;
+    }
+
+    /// The node with this key, if it exists.
+    pub fn node(&self, key: &NodeKey) -> Result<Option<Node>> {
+        Ok(self.nodes_batch(std::slice::from_ref(key))?.pop().flatten())
+    }
+
+    /// Nodes for many keys; `None` where absent. One read per partition touched.
+    pub fn nodes_batch(&self, keys: &[NodeKey]) -> Result<Vec<Option<Node>>> {
+        let located: Vec<Located> = keys.iter().map(|k| self.locate(k)).collect();
+        let parts = self.fetch(located.iter().map(|l| l.part))?;
+        located
+            .iter()
+            .map(|l| match parts.get(&l.part).and_then(Option::as_ref) {
+                Some(p) => p.node(&l.enc),
+                None => Ok(None),
+            })
+            .collect()
+    }
+
+    /// The edges of many nodes, listed as the embedded store lists them (`Out`: leaving and
+    /// undirected; `In`: entering and undirected; `Both`: all, a directed self-loop once);
+    /// `None` where the node is absent.
+    pub fn edges_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Vec<Edge>>>> {
+        let located: Vec<Located> = keys.iter().map(|k| self.locate(k)).collect();
+        let parts = self.fetch(located.iter().map(|l| l.part))?;
+        let mut types = TypeNames::default();
+        located
+            .iter()
+            .zip(keys)
+            .map(|(l, key)| {
+                let Some(p) = holding(&parts, l) else {
+                    return Ok(None);
+                };
+                let mut rows = Vec::new();
+                p.for_each_row(&l.enc, dir, ty, &mut |i| rows.push(i));
+                rows.into_iter()
+                    .map(|i| p.edge(i, key, &mut types))
+                    .collect::<Result<Vec<_>>>()
+                    .map(Some)
+            })
+            .collect()
+    }
+
+    /// The edges of one node; `None` when it is absent.
+    pub fn edges(&self, key: &NodeKey, dir: Direction, ty: Option<&str>) -> Result<Option<Vec<Edge>>> {
+        Ok(self.edges_batch(std::slice::from_ref(key), dir, ty)?.pop().flatten())
+    }
+
+    /// The degree and weight sum of a node, as the store counts them (a directed self-loop
+    /// twice under `Both`); `None` when it is absent.
+    pub fn degree(&self, key: &NodeKey, dir: Direction, ty: Option<&str>) -> Result<Option<Degree>> {
+        let l = self.locate(key);
+        let parts = self.fetch([l.part])?;
+        let Some(p) = holding(&parts, &l) else {
+            return Ok(None);
+        };
+        // As the store's counters: out, in and undirected counts per node, an undirected
+        // self-loop counting twice (it is one row here).
+        let mut d = Degree::default();
+        p.for_each_raw_row(&l.enc, ty, &mut |i, row_dir| {
+            let n = match (row_dir, dir) {
+                (RowDir::Undirected, _) => 1 + u64::from(p.other(i) == l.enc.as_slice()),
+                (RowDir::Out, Direction::Out | Direction::Both) | (RowDir::In, Direction::In | Direction::Both) => 1,
+                _ => 0,
+            };
+            d.count += n;
+            d.weight_sum += n as f64 * p.weight_or_one(i);
+        });
+        Ok(Some(d))
+    }
+
+    /// The distinct neighbours of many nodes, in adjacency order; `None` where absent.
+    pub fn neighbors_batch(
+        &self,
+        keys: &[NodeKey],
+        dir: Direction,
+        ty: Option<&str>,
+    ) -> Result<Vec<Option<Vec<NodeKey>>>> {
+        let located: Vec<Located> = keys.iter().map(|k| self.locate(k)).collect();
+        let parts = self.fetch(located.iter().map(|l| l.part))?;
+        located
+            .iter()
+            .map(|l| {
+                let Some(p) = holding(&parts, l) else {
+                    return Ok(None);
+                };
+                let mut seen = HashSet::new();
+                let mut out = Vec::new();
+                let mut err = None;
+                p.for_each_row(&l.enc, dir, ty, &mut |i| {
+                    let other = p.other(i);
+                    if seen.insert(other.to_vec()) {
+                        match codec::decode_key(other) {
+                            Ok(k) => out.push(k),
+                            Err(e) => err = Some(e),
+                        }
+                    }
+                });
+                match err {
+                    Some(e) => Err(e.into()),
+                    None => Ok(Some(out)),
+                }
+            })
+            .collect()
+    }
+
+    /// Breadth-first from `seeds` up to `k` hops: the nodes first reached at each distance
+    /// 1..=k (seeds excluded), each hop one batched read of the partitions its frontier is in.
+    pub fn k_hop(&self, seeds: &[NodeKey], k: usize, dir: Direction) -> Result<Vec<Vec<NodeKey>>> {
+        let mut seen: HashSet<Vec<u8>> = seeds.iter().map(codec::encode_key).collect();
+        let mut frontier: Vec<NodeKey> = seeds.to_vec();
+        let mut levels = Vec::with_capacity(k);
+        for _ in 0..k {
+            if frontier.is_empty() {
+                break;
+            }
+            let mut next = Vec::new();
+            for list in self.neighbors_batch(&frontier, dir, None)?.into_iter().flatten() {
+                for n in list {
+                    if seen.insert(codec::encode_key(&n)) {
+                        next.push(n);
+                    }
+                }
+            }
+            levels.push(next.clone());
+            frontier = next;
+        }
+        Ok(levels)
+    }
+}
+
+fn objects_err(path: &object_store::path::Path) -> impl FnOnce(object_store::Error) -> crate::ClusterError {
+    objects(format!("reading {path}"))
+}

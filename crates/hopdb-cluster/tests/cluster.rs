@@ -1,0 +1,557 @@
+//! The cluster against the embedded store it was loaded from: every node, edge list, degree and
+//! neighbourhood of real graphs (the LightRAG graphs and email-Enron from ../shared/datasets,
+//! plus a graph with every edge shape) must come back as the store answers, through a private
+//! PostgreSQL server and a cold tier in a temporary directory that the tests start themselves.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
+
+use hopdb_cluster::{partition_of, Cluster, ClusterConfig, ClusterError, LoadOptions};
+use hopdb_core::{props, Direction, Edge, EdgeTypeOptions, Graph, GraphRead, NodeKey, Value, WriteMode};
+use hopdb_import::{import, EdgeList, ImportSpec, NoProgress};
+use hopdb_testdata::datasets;
+use hopdb_testdata::postgres::PrivateServer;
+
+fn server() -> Option<PrivateServer> {
+    match PrivateServer::start() {
+        Ok(s) => Some(s),
+        Err(why) => {
+            eprintln!("SKIPPED: {why}");
+            None
+        }
+    }
+}
+
+fn config(conn: &str, cold: &Path, partitions: u32) -> ClusterConfig {
+    ClusterConfig::parse(&format!(
+        "partitions = {partitions}\n[cold]\nurl = \"file://{}\"\n[metadata]\npostgres = \"{conn}\"\n[cache]\nmemory_mb = 64\n",
+        cold.display()
+    ))
+    .unwrap()
+}
+
+fn new_cluster(pg: &PrivateServer, db: &str, cold: &Path, partitions: u32) -> Cluster {
+    let cfg = config(&pg.create_database(db).unwrap(), cold, partitions);
+    assert!(Cluster::init(&cfg).unwrap());
+    assert!(
+        !Cluster::init(&cfg).unwrap(),
+        "a second init with the same settings is a no-op"
+    );
+    Cluster::open(cfg).unwrap()
+}
+
+fn load(c: &Cluster, g: &Graph, workers: usize) -> hopdb_cluster::LoadReport {
+    c.load_from(
+        g,
+        &LoadOptions {
+            workers,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap()
+}
+
+/// An edge as a comparable tuple (properties by their debug form: maps are ordered).
+fn edge_tuple(e: &Edge) -> (String, String, String, u64, Option<u64>, String) {
+    (
+        e.src.to_string(),
+        e.ty.to_string(),
+        e.dst.to_string(),
+        e.id,
+        e.weight.map(f64::to_bits),
+        format!("{:?}", e.props),
+    )
+}
+
+fn edge_set(list: &[Edge]) -> Vec<(String, String, String, u64, Option<u64>, String)> {
+    let mut v: Vec<_> = list.iter().map(edge_tuple).collect();
+    v.sort();
+    v
+}
+
+/// Every node of `g`: the node, its edges, degrees and neighbours in every direction, as the
+/// cluster answers them (batched, as a hop asks). Returns the number of nodes compared.
+fn assert_same_graph(g: &Graph, c: &Cluster) -> usize {
+    let mut keys = Vec::new();
+    g.for_each_node(None, &mut |n| {
+        keys.push(n.key);
+        true
+    })
+    .unwrap();
+    for chunk in keys.chunks(300) {
+        let want = g.nodes_batch(chunk).unwrap();
+        let got = c.nodes_batch(chunk).unwrap();
+        for (w, h) in want.iter().zip(&got) {
+            let (w, h) = (w.as_ref().unwrap(), h.as_ref().unwrap());
+            assert_eq!((&w.key, format!("{:?}", w.props)), (&h.key, format!("{:?}", h.props)));
+            assert_eq!(
+                w.labels.iter().collect::<BTreeSet<_>>(),
+                h.labels.iter().collect::<BTreeSet<_>>(),
+                "labels of {}",
+                w.key
+            );
+        }
+        for dir in [Direction::Out, Direction::In, Direction::Both] {
+            let want = g.edges_batch(chunk, dir, None, None).unwrap();
+            let got = c.edges_batch(chunk, dir, None).unwrap();
+            let nbrs = c.neighbors_batch(chunk, dir, None).unwrap();
+            for (i, key) in chunk.iter().enumerate() {
+                let (w, h) = (want[i].as_ref().unwrap(), got[i].as_ref().unwrap());
+                assert_eq!(edge_set(w), edge_set(h), "{dir:?} edges of {key}");
+                let want_nbrs: BTreeSet<String> = g
+                    .neighbors(key, dir, None, None)
+                    .unwrap()
+                    .iter()
+                    .map(|k| k.to_string())
+                    .collect();
+                let got_nbrs: Vec<String> = nbrs[i].as_ref().unwrap().iter().map(|k| k.to_string()).collect();
+                assert_eq!(
+                    got_nbrs.len(),
+                    want_nbrs.len(),
+                    "{dir:?} neighbours of {key} are distinct"
+                );
+                assert_eq!(
+                    got_nbrs.into_iter().collect::<BTreeSet<_>>(),
+                    want_nbrs,
+                    "{dir:?} neighbours of {key}"
+                );
+                let (wd, hd) = (
+                    g.degree(key, dir, None).unwrap(),
+                    c.degree(key, dir, None).unwrap().unwrap(),
+                );
+                assert_eq!(wd.count, hd.count, "{dir:?} degree of {key}");
+                assert!(
+                    (wd.weight_sum - hd.weight_sum).abs() <= 1e-9 * wd.weight_sum.abs().max(1.0),
+                    "{dir:?} weight sum of {key}"
+                );
+            }
+        }
+    }
+    keys.len()
+}
+
+/// k-hop levels from the store by plain BFS over `neighbors`.
+fn store_levels(g: &Graph, seed: &NodeKey, k: usize, dir: Direction) -> Vec<BTreeSet<String>> {
+    let mut seen: HashSet<String> = HashSet::from([seed.to_string()]);
+    let mut frontier = vec![seed.clone()];
+    let mut levels = Vec::new();
+    for _ in 0..k {
+        let mut next = Vec::new();
+        for u in &frontier {
+            for v in g.neighbors(u, dir, None, None).unwrap() {
+                if seen.insert(v.to_string()) {
+                    next.push(v);
+                }
+            }
+        }
+        if next.is_empty() && frontier.is_empty() {
+            break;
+        }
+        levels.push(next.iter().map(|k| k.to_string()).collect());
+        frontier = next;
+    }
+    while levels.last().is_some_and(BTreeSet::is_empty) {
+        levels.pop();
+    }
+    levels
+}
+
+fn assert_same_k_hop(g: &Graph, c: &Cluster, seeds: &[NodeKey], k: usize, dir: Direction) {
+    for s in seeds {
+        let mut got: Vec<BTreeSet<String>> = c
+            .k_hop(std::slice::from_ref(s), k, dir)
+            .unwrap()
+            .into_iter()
+            .map(|l| l.iter().map(|k| k.to_string()).collect())
+            .collect();
+        while got.last().is_some_and(BTreeSet::is_empty) {
+            got.pop();
+        }
+        assert_eq!(got, store_levels(g, s, k, dir), "{k}-hop {dir:?} from {s}");
+    }
+}
+
+fn assert_counts(g: &Graph, c: &Cluster) {
+    let status = c.status().unwrap();
+    assert_eq!(status.len(), c.partitions() as usize);
+    assert_eq!(
+        status.iter().map(|p| p.vertex_count).sum::<u64>(),
+        g.node_count().unwrap()
+    );
+    assert_eq!(
+        status.iter().map(|p| p.edge_count).sum::<u64>(),
+        g.edge_count().unwrap()
+    );
+}
+
+/// Every edge shape: directed, undirected, multi-edges, self-loops of each, weights, isolated
+/// nodes, integer and string keys, properties of many kinds.
+fn shapes() -> Graph {
+    let g = Graph::in_memory();
+    let mut w = g.write().unwrap();
+    w.define_edge_type(
+        "KNOWS",
+        EdgeTypeOptions {
+            undirected: true,
+            multi: false,
+        },
+    )
+    .unwrap();
+    w.define_edge_type(
+        "PAID",
+        EdgeTypeOptions {
+            undirected: false,
+            multi: true,
+        },
+    )
+    .unwrap();
+    for i in 0..40i64 {
+        let key = if i % 3 == 0 {
+            NodeKey::Int(i)
+        } else {
+            NodeKey::Str(format!("n{i}"))
+        };
+        let p = props([
+            ("i", Value::Int(i)),
+            ("name", Value::Str(format!("node {i} ✓"))),
+            (
+                "tags",
+                Value::List(vec![Value::Int(i), Value::Bool(i % 2 == 0), Value::Float(0.5)]),
+            ),
+        ]);
+        w.upsert_node(
+            key,
+            &[if i % 2 == 0 { "Even" } else { "Odd" }, "Node"],
+            p,
+            WriteMode::Merge,
+        )
+        .unwrap();
+    }
+    let k = |i: i64| {
+        if i % 3 == 0 {
+            NodeKey::Int(i)
+        } else {
+            NodeKey::Str(format!("n{i}"))
+        }
+    };
+    for i in 0..38i64 {
+        w.upsert_edge(
+            k(i),
+            "NEXT",
+            k(i + 1),
+            Some(i as f64 / 4.0),
+            props([("step", Value::Int(i))]),
+            WriteMode::Merge,
+        )
+        .unwrap();
+        if i % 4 == 0 {
+            w.upsert_edge(
+                k(i),
+                "KNOWS",
+                k((i * 7) % 38),
+                None,
+                props::<String, _>([]),
+                WriteMode::Merge,
+            )
+            .unwrap();
+        }
+        if i % 5 == 0 {
+            w.add_edge(k(i), "PAID", k(i + 2), Some(1.5), props([("n", Value::Int(1))]))
+                .unwrap();
+            w.add_edge(k(i), "PAID", k(i + 2), Some(2.5), props([("n", Value::Int(2))]))
+                .unwrap();
+        }
+    }
+    w.upsert_edge(k(3), "NEXT", k(3), Some(9.0), props::<String, _>([]), WriteMode::Merge)
+        .unwrap(); // directed self-loop
+    w.upsert_edge(k(5), "KNOWS", k(5), Some(2.0), props::<String, _>([]), WriteMode::Merge)
+        .unwrap(); // undirected self-loop
+    w.commit().unwrap();
+    g
+}
+
+#[test]
+fn every_edge_shape_comes_back_as_the_store_lists_it() {
+    let Some(pg) = server() else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    // Few partitions, so partitions hold many nodes and edges cross them.
+    let c = new_cluster(&pg, "shapes", cold.path(), 7);
+    let report = load(&c, &g, 3);
+    assert_eq!(
+        (report.partitions, report.nodes, report.edges),
+        (7, 40, g.edge_count().unwrap())
+    );
+    assert_eq!(assert_same_graph(&g, &c), 40);
+    assert_counts(&g, &c);
+    let seeds: Vec<NodeKey> = vec![NodeKey::Int(0), "n5".into(), "n37".into()];
+    for dir in [Direction::Out, Direction::In, Direction::Both] {
+        assert_same_k_hop(&g, &c, &seeds, 4, dir);
+    }
+    assert_eq!(c.node(&"absent".into()).unwrap(), None);
+    assert_eq!(c.edges(&"absent".into(), Direction::Both, None).unwrap(), None);
+    assert_eq!(c.degree(&"absent".into(), Direction::Both, None).unwrap(), None);
+    let types = c.edge_types().unwrap();
+    assert!(types.contains(&(
+        "KNOWS".to_string(),
+        EdgeTypeOptions {
+            undirected: true,
+            multi: false
+        }
+    )));
+    assert!(types.contains(&(
+        "PAID".to_string(),
+        EdgeTypeOptions {
+            undirected: false,
+            multi: true
+        }
+    )));
+}
+
+#[test]
+fn real_graphs_come_back_whole() {
+    let Some(dir) = datasets() else { return };
+    let Some(pg) = server() else { return };
+    let mut checked = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for (i, d) in entries.iter().enumerate() {
+        if !d.file_name().unwrap().to_string_lossy().starts_with("lightrag-") {
+            continue;
+        }
+        let g = Graph::in_memory();
+        let spec = ImportSpec {
+            graphml: vec![d.join("graph_chunk_entity_relation.graphml.gz")],
+            ..ImportSpec::default()
+        };
+        import(&g, &spec, &NoProgress).unwrap();
+        let cold = tempfile::tempdir().unwrap();
+        let c = new_cluster(&pg, &format!("lightrag{i}"), cold.path(), 64);
+        c.load_from(&g, &LoadOptions::default()).unwrap();
+        let n = assert_same_graph(&g, &c);
+        assert_eq!(n as u64, g.node_count().unwrap());
+        assert_counts(&g, &c);
+        let mut seeds = Vec::new();
+        g.for_each_node(None, &mut |node| {
+            seeds.push(node.key);
+            seeds.len() < 10
+        })
+        .unwrap();
+        assert_same_k_hop(&g, &c, &seeds, 3, Direction::Both);
+        checked += 1;
+    }
+    assert_eq!(checked, 5, "five LightRAG graphs in {}", dir.display());
+
+    // email-Enron: 36,692 nodes, 183,831 undirected edges, hubs of degree 1,383; an on-disk
+    // store read in several passes (a 1 MiB row budget).
+    let dir_store = tempfile::tempdir().unwrap();
+    let g = Graph::open(dir_store.path()).unwrap();
+    let mut el = EdgeList::new(dir.join("snap-email-Enron/email-Enron.txt.gz"));
+    el.undirected = true;
+    import(
+        &g,
+        &ImportSpec {
+            edge_lists: vec![el],
+            ..ImportSpec::default()
+        },
+        &NoProgress,
+    )
+    .unwrap();
+    let cold = tempfile::tempdir().unwrap();
+    let c = new_cluster(&pg, "enron", cold.path(), 256);
+    let report = c
+        .load_from(
+            &g,
+            &LoadOptions {
+                memory_mb: 1,
+                ..LoadOptions::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(
+        (report.nodes, report.edges),
+        (g.node_count().unwrap(), g.edge_count().unwrap())
+    );
+    assert!(report.passes > 1, "{report:?}");
+    assert_eq!(assert_same_graph(&g, &c), 36_692);
+    assert_counts(&g, &c);
+    let seeds: Vec<NodeKey> = [0i64, 1, 5, 100, 2000, 36_000].into_iter().map(NodeKey::Int).collect();
+    assert_same_k_hop(&g, &c, &seeds, 2, Direction::Out);
+}
+
+/// Every file under the cold tier, as paths relative to it.
+fn cold_files(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push(e.path().strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_reload_swaps_every_partition_at_once_and_removes_the_old_files() {
+    let Some(pg) = server() else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let c = new_cluster(&pg, "reload", cold.path(), 16);
+    let first = load(&c, &g, 2);
+    // A second query node, opened before the reload.
+    let cfg = config(
+        &format!("host=127.0.0.1 port={} user=hopdb dbname=reload", pg.port),
+        cold.path(),
+        16,
+    );
+    let reader = Cluster::open(cfg).unwrap();
+    assert_eq!(reader.node(&"n1".into()).unwrap().unwrap().labels.len(), 2);
+
+    let mut w = g.write().unwrap();
+    w.delete_node("n1").unwrap();
+    w.upsert_edge(
+        "n2",
+        "NEW",
+        NodeKey::Int(30),
+        None,
+        props::<String, _>([]),
+        WriteMode::Merge,
+    )
+    .unwrap();
+    w.commit().unwrap();
+    let second = load(&c, &g, 2);
+    assert!(second.generation > first.generation);
+    assert!(c.status().unwrap().iter().all(|p| p.generation == second.generation));
+    assert_same_graph(&g, &c);
+    assert_counts(&g, &c);
+
+    // The reader answers from the old generation it cached until it refreshes.
+    reader.refresh().unwrap();
+    assert_eq!(reader.node(&"n1".into()).unwrap(), None);
+    assert_same_graph(&g, &reader);
+
+    // Only the live generation's files are left, and no empty directory.
+    let files = cold_files(cold.path());
+    assert_eq!(files.len(), 32);
+    let live = format!("/g{:08}/", second.generation);
+    assert!(files.iter().all(|f| f.contains(&live)), "{files:?}");
+    let dirs: usize = std::fs::read_dir(cold.path())
+        .unwrap()
+        .flatten()
+        .map(|p| std::fs::read_dir(p.path()).unwrap().count())
+        .sum();
+    assert_eq!(dirs, 16);
+}
+
+#[test]
+fn a_failed_load_leaves_the_live_graph_untouched() {
+    let Some(pg) = server() else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let c = new_cluster(&pg, "failed", cold.path(), 16);
+    let first = c.load_from(&g, &LoadOptions::default()).unwrap();
+    let mut w = g.write().unwrap();
+    w.delete_node("n2").unwrap();
+    w.commit().unwrap();
+    // The worker dies after its fifth partition (as a killed process would, mid-load).
+    let die = |done: usize, _: usize| assert!(done < 5, "worker dies");
+    let err = c
+        .load_from(
+            &g,
+            &LoadOptions {
+                workers: 1,
+                progress: Some(&die),
+                ..LoadOptions::default()
+            },
+        )
+        .unwrap_err();
+    assert!(matches!(err, ClusterError::State(_)), "{err}");
+    assert!(c.status().unwrap().iter().all(|p| p.generation == first.generation));
+    c.clear_cache();
+    assert!(
+        c.node(&"n2".into()).unwrap().is_some(),
+        "the old graph is still the live one"
+    );
+    // The next load cleans up after the dead one and goes live.
+    let third = c.load_from(&g, &LoadOptions::default()).unwrap();
+    assert!(third.generation > first.generation);
+    assert_same_graph(&g, &c);
+    let files = cold_files(cold.path());
+    assert_eq!(files.len(), 32, "the dead load's files were removed: {files:?}");
+}
+
+#[test]
+fn partitions_are_a_fixed_function_of_the_key() {
+    // These values are the on-disk contract (XXH3-64 of the key's stored encoding): if they
+    // change, every existing cluster's nodes are looked for in the wrong partition.
+    let pinned: Vec<u32> = [NodeKey::Int(0), NodeKey::Int(-7), "alice".into(), "chunk-42".into()]
+        .iter()
+        .map(|k| partition_of(k, 1024))
+        .collect();
+    assert_eq!(pinned, PINNED);
+    // Spread: 200,000 string keys over 1,024 partitions, each within 25% of the mean.
+    let mut counts = vec![0u32; 1024];
+    for i in 0..200_000 {
+        counts[partition_of(&NodeKey::Str(format!("entity-{i}")), 1024) as usize] += 1;
+    }
+    let mean = 200_000.0 / 1024.0;
+    let (lo, hi) = (
+        *counts.iter().min().unwrap() as f64,
+        *counts.iter().max().unwrap() as f64,
+    );
+    assert!(
+        lo > mean * 0.75 && hi < mean * 1.25,
+        "partition sizes {lo}..{hi}, mean {mean}"
+    );
+}
+
+const PINNED: [u32; 4] = [89, 843, 957, 333];
+
+#[test]
+fn bad_configuration_and_an_uninitialised_cluster_say_what_is_wrong() {
+    let e = ClusterConfig::parse("[cold]\nurl = \"s4://x\"\n[metadata]\npostgres = \"\"")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("cold.url") && e.contains("file:///"), "{e}");
+    let e = ClusterConfig::parse("partitions = 0\n[cold]\nurl = \"memory:\"\n[metadata]\npostgres = \"\"")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("partitions = 0"), "{e}");
+    let e = ClusterConfig::parse("[cold]\nurl = \"file://relative\"\n[metadata]\npostgres = \"\"")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("absolute"), "{e}");
+    let e = ClusterConfig::parse("[cold]\nurl = \"memory:\"\n[metadata]\npostgres = \"\"\nextra = 1")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("extra"), "{e}");
+    let e = ClusterConfig::parse("[cold]\nurl = \"memory:\"")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("metadata"), "{e}");
+
+    let Some(pg) = server() else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let cfg = config(&pg.create_database("uninit").unwrap(), cold.path(), 8);
+    let e = Cluster::open(cfg.clone()).err().unwrap().to_string();
+    assert!(e.contains("not initialised") && e.contains("hopdb cluster init"), "{e}");
+    assert!(Cluster::init(&cfg).unwrap());
+    let other = config(
+        &format!("host=127.0.0.1 port={} user=hopdb dbname=uninit", pg.port),
+        cold.path(),
+        9,
+    );
+    let e = Cluster::init(&other).unwrap_err().to_string();
+    assert!(e.contains("already initialised") && e.contains("9 partitions"), "{e}");
+    let e = Cluster::open(config("host=127.0.0.1 port=1 user=hopdb dbname=x", cold.path(), 8))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("PostgreSQL") && e.contains("connecting"), "{e}");
+}

@@ -1,0 +1,28 @@
+//! The stored encodings of node keys and property maps (docs/format.md), for layers that keep
+//! HopDB's data outside RocksDB, such as the cluster's partition files. One encoding
+//! everywhere, so every value (temporal, spatial, nested) moves between tiers unchanged.
+
+use crate::error::Result;
+use crate::value::{self, NodeKey, Props, Reader};
+
+/// A node key's memcomparable encoding: byte order is key order.
+pub fn encode_key(k: &NodeKey) -> Vec<u8> {
+    k.encode()
+}
+
+/// The key [`encode_key`] encoded (`Corruption` when the bytes are not one).
+pub fn decode_key(b: &[u8]) -> Result<NodeKey> {
+    NodeKey::decode(b)
+}
+
+/// A property map's encoding (refused over [`crate::MAX_PROPS_BYTES`]).
+pub fn encode_props(p: &Props) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    value::encode_props(&mut out, p)?;
+    Ok(out)
+}
+
+/// The map [`encode_props`] encoded (`Corruption` when the bytes are not one).
+pub fn decode_props(b: &[u8]) -> Result<Props> {
+    value::decode_props(&mut Reader::new(b))
+}
