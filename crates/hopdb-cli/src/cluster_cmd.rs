@@ -38,7 +38,8 @@ pub enum ClusterCmd {
         #[arg(long)]
         json: bool,
     },
-    /// Show the cluster: partitions, live generation, node and edge counts, cold-tier size.
+    /// Show the cluster: partitions, live generation, node and edge counts, edge types and
+    /// the hottest partitions (reads, decayed by a half-life of an hour).
     Status {
         /// The cluster configuration.
         #[arg(long, value_name = "FILE")]
@@ -146,7 +147,9 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
             "partitions": parts.len(), "loaded": loaded, "nodes": nodes, "edges": edges, "generations": gens,
             "edge_types": types.iter().map(|(n, o)| json!({"type": n, "undirected": o.undirected, "multi": o.multi})).collect::<Vec<_>>(),
             "partition_rows": if each { parts.iter().map(|p| json!({"partition": p.partition, "generation": p.generation,
-                "object_key": p.object_key, "nodes": p.vertex_count, "edges": p.edge_count, "temperature": p.temperature})).collect::<Vec<_>>() } else { Vec::new() },
+                "object_key": p.object_key, "nodes": p.vertex_count, "edges": p.edge_count, "temperature": p.temperature,
+                "last_access_unix": p.last_access.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_secs_f64()),
+                "query_node": p.query_node})).collect::<Vec<_>>() } else { Vec::new() },
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
@@ -177,11 +180,12 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
         );
         for p in &parts {
             println!(
-                "{:>9} {:>10} {:>10} {:>10}  {}",
+                "{:>9} {:>10} {:>10} {:>10} {:>11.1}  {}",
                 p.partition,
                 p.generation,
                 p.vertex_count,
                 p.edge_count,
+                p.temperature,
                 p.object_key.as_deref().unwrap_or("-")
             );
         }

@@ -4,8 +4,14 @@
 //! partitions = 1024                      # fixed at `hopdb cluster init`
 //!
 //! [cold]
-//! url = "file:///var/lib/hopdb/cold"     # a local directory (the default kind)
-//! # url = "memory:"                      # in this process only (tests)
+//! url = "file:///var/lib/hopdb/cold"     # a local directory
+//! # url = "s3://bucket/prefix"           # S3 or an S3-compatible server, with:
+//! # endpoint = "http://127.0.0.1:9000"   #   not AWS (path-style requests)
+//! # region = "us-east-1"
+//! # allow_http = true                    #   an endpoint without TLS
+//! # access_key_id = "..."                #   else AWS_ACCESS_KEY_ID and the rest of the
+//! # secret_access_key = "..."            #   AWS_* environment, as the AWS tools read it
+//! # url = "memory:"                      # in this handle only (tests)
 //!
 //! [metadata]
 //! postgres = "host=127.0.0.1 port=5432 user=hopdb dbname=hopdb"
@@ -38,11 +44,26 @@ pub struct ClusterConfig {
 }
 
 /// The cold tier: an object store.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ColdConfig {
-    /// `file:///absolute/dir` or `memory:`.
+    /// `file:///absolute/dir`, `s3://bucket[/prefix]` or `memory:`.
     pub url: String,
+    /// S3: the endpoint of an S3-compatible server (path-style requests); AWS when absent.
+    #[serde(default)]
+    pub endpoint: Option<String>,
+    /// S3: the region (else `AWS_REGION` / `AWS_DEFAULT_REGION`, else us-east-1).
+    #[serde(default)]
+    pub region: Option<String>,
+    /// S3: allow an `http://` endpoint.
+    #[serde(default)]
+    pub allow_http: bool,
+    /// S3: the access key id (else `AWS_ACCESS_KEY_ID`).
+    #[serde(default)]
+    pub access_key_id: Option<String>,
+    /// S3: the secret access key (else `AWS_SECRET_ACCESS_KEY`).
+    #[serde(default)]
+    pub secret_access_key: Option<String>,
 }
 
 /// The metadata database.
@@ -85,6 +106,13 @@ pub enum ColdLocation {
     Directory(PathBuf),
     /// Process memory (tests).
     Memory,
+    /// An S3 bucket, objects under `prefix` (empty: the bucket's root).
+    S3 {
+        /// The bucket.
+        bucket: String,
+        /// The key prefix, without slashes at either end.
+        prefix: String,
+    },
 }
 
 impl ClusterConfig {
@@ -128,8 +156,20 @@ impl ColdConfig {
             }
             return Ok(ColdLocation::Directory(path));
         }
+        if let Some(rest) = url.strip_prefix("s3://") {
+            let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+            if bucket.is_empty() {
+                return Err(ClusterError::Config(format!(
+                    "cold.url = {url:?}: no bucket (s3://bucket/prefix)"
+                )));
+            }
+            return Ok(ColdLocation::S3 {
+                bucket: bucket.to_string(),
+                prefix: prefix.trim_matches('/').to_string(),
+            });
+        }
         Err(ClusterError::Config(format!(
-            "cold.url = {url:?}: expected file:///absolute/dir or memory:"
+            "cold.url = {url:?}: expected file:///absolute/dir, s3://bucket/prefix or memory:"
         )))
     }
 }

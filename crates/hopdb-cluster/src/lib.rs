@@ -23,6 +23,7 @@
 //! # Ok(()) }
 //! ```
 
+mod access;
 mod cold;
 mod config;
 mod error;
@@ -44,6 +45,9 @@ pub use read::CacheStats;
 
 use meta::Metadata;
 
+/// Per partition, the live (generation, object prefix); `None` where nothing was loaded.
+type LiveGenerations = Vec<Option<(u64, String)>>;
+
 /// A query node's handle on a cluster: loads, reads and status.
 pub struct Cluster {
     cfg: ClusterConfig,
@@ -52,9 +56,11 @@ pub struct Cluster {
     /// object_store is asynchronous; HopDB's callers are not.
     rt: tokio::runtime::Runtime,
     meta: Mutex<Metadata>,
-    /// The live (generation, object prefix) of each partition.
-    live: RwLock<Vec<Option<(u64, String)>>>,
+    /// The live generation of each partition, swapped whole on refresh.
+    live: RwLock<Arc<LiveGenerations>>,
     cache: Mutex<read::Cache>,
+    /// Reads of each partition since they were last added to its temperature.
+    access: access::Access,
 }
 
 impl Cluster {
@@ -73,15 +79,7 @@ impl Cluster {
     pub fn open(cfg: ClusterConfig) -> Result<Cluster> {
         let mut meta = Metadata::connect(&cfg.metadata.postgres)?;
         let partitions = meta.settings(cfg.cold.url.trim())?;
-        let objects: Arc<dyn ObjectStore> = match cfg.cold.location()? {
-            ColdLocation::Memory => Arc::new(object_store::memory::InMemory::new()),
-            ColdLocation::Directory(dir) => Arc::new(
-                // Cleanup removes a generation's directory with its last file.
-                object_store::local::LocalFileSystem::new_with_prefix(&dir)
-                    .map_err(|e| ClusterError::Config(format!("cold tier {}: {e}", dir.display())))?
-                    .with_automatic_cleanup(true),
-            ),
-        };
+        let objects = object_store_for(&cfg.cold)?;
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("hopdb-cluster-io")
@@ -96,8 +94,9 @@ impl Cluster {
             objects,
             rt,
             meta: Mutex::new(meta),
-            live: RwLock::new(live),
+            live: RwLock::new(Arc::new(live)),
             cache: Mutex::new(read::Cache::new(budget)),
+            access: access::Access::new(partitions),
         })
     }
 
@@ -125,11 +124,48 @@ impl Cluster {
     /// Re-reads which generations are live (after a load by another query node).
     pub fn refresh(&self) -> Result<()> {
         let live = self.meta()?.live(self.partitions)?;
-        *self.live.write().unwrap_or_else(|e| e.into_inner()) = live;
+        *self.live.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(live);
         Ok(())
     }
 
     fn meta(&self) -> Result<MutexGuard<'_, Metadata>> {
         Ok(self.meta.lock().unwrap_or_else(|e| e.into_inner()))
     }
+}
+
+/// The object store the cold tier's configuration names.
+fn object_store_for(cold: &ColdConfig) -> Result<Arc<dyn ObjectStore>> {
+    Ok(match cold.location()? {
+        ColdLocation::Memory => Arc::new(object_store::memory::InMemory::new()),
+        ColdLocation::Directory(dir) => Arc::new(
+            // Cleanup removes a generation's directory with its last file.
+            object_store::local::LocalFileSystem::new_with_prefix(&dir)
+                .map_err(|e| ClusterError::Config(format!("cold tier {}: {e}", dir.display())))?
+                .with_automatic_cleanup(true),
+        ),
+        ColdLocation::S3 { bucket, prefix } => {
+            let mut b = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(&bucket);
+            if let Some(e) = &cold.endpoint {
+                b = b.with_endpoint(e).with_virtual_hosted_style_request(false);
+            }
+            if let Some(r) = &cold.region {
+                b = b.with_region(r);
+            }
+            if let Some(k) = &cold.access_key_id {
+                b = b.with_access_key_id(k);
+            }
+            if let Some(k) = &cold.secret_access_key {
+                b = b.with_secret_access_key(k);
+            }
+            let s3 = b
+                .with_allow_http(cold.allow_http)
+                .build()
+                .map_err(|e| ClusterError::Config(format!("cold tier s3://{bucket}: {e}")))?;
+            if prefix.is_empty() {
+                Arc::new(s3)
+            } else {
+                Arc::new(object_store::prefix::PrefixStore::new(s3, prefix.as_str()))
+            }
+        }
+    })
 }

@@ -61,8 +61,12 @@ pub struct PartitionStatus {
     pub vertex_count: u64,
     /// Edges counted here: directed edges at their source, undirected ones at their smaller key.
     pub edge_count: u64,
-    /// Its temperature (access-weighted; promotion and eviction use it).
+    /// Its temperature: reads, each decayed by a half-life of an hour.
     pub temperature: f64,
+    /// When a query node last reported reads of it.
+    pub last_access: Option<std::time::SystemTime>,
+    /// The query node that last reported reads of it (`host:pid`).
+    pub query_node: Option<String>,
 }
 
 /// What a worker reports for a partition it wrote.
@@ -200,8 +204,8 @@ impl Metadata {
         Ok(self
             .client
             .query(
-                "SELECT partition_id, generation, object_key, vertex_count, edge_count, temperature \
-                 FROM partition_metadata ORDER BY partition_id",
+                "SELECT partition_id, generation, object_key, vertex_count, edge_count, temperature, \
+                 last_access, query_node FROM partition_metadata ORDER BY partition_id",
                 &[],
             )
             .map_err(meta("reading the partitions"))?
@@ -213,8 +217,25 @@ impl Metadata {
                 vertex_count: r.get::<_, i64>(3) as u64,
                 edge_count: r.get::<_, i64>(4) as u64,
                 temperature: r.get(5),
+                last_access: r.get(6),
+                query_node: r.get(7),
             })
             .collect())
+    }
+
+    /// Adds `reads[i]` to partition `parts[i]`'s temperature, after decaying it by a
+    /// half-life of an hour since its last access; sets the access time and query node.
+    pub fn record_access(&mut self, parts: &[i32], reads: &[f64], node: &str) -> Result<()> {
+        self.client
+            .execute(
+                "UPDATE partition_metadata m SET \
+                 temperature = m.temperature * power(0.5, extract(epoch FROM now() - coalesce(m.last_access, now()))::float8 / 3600.0) + a.reads, \
+                 last_access = now(), query_node = $3 \
+                 FROM unnest($1::int[], $2::float8[]) AS a(p, reads) WHERE m.partition_id = a.p",
+                &[&parts, &reads, &node],
+            )
+            .map_err(meta("recording partition temperatures"))?;
+        Ok(())
     }
 
     /// The edge types of the live graph.

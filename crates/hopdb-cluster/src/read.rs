@@ -114,6 +114,7 @@ impl Cluster {
     fn fetch(&self, ids: impl IntoIterator<Item = u32>) -> Result<HashMap<u32, Option<Arc<Partition>>>> {
         let live = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
         let mut out = HashMap::new();
+        self.note_access();
         let mut missing = Vec::new();
         {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -121,6 +122,7 @@ impl Cluster {
                 if out.contains_key(&p) {
                     continue;
                 }
+                self.access.count(p);
                 match live.get(p as usize).cloned().flatten() {
                     None => {
                         out.insert(p, None); // never loaded: empty

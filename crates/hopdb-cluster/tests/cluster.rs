@@ -292,6 +292,25 @@ fn every_edge_shape_comes_back_as_the_store_lists_it() {
     assert_eq!(c.node(&"absent".into()).unwrap(), None);
     assert_eq!(c.edges(&"absent".into(), Direction::Both, None).unwrap(), None);
     assert_eq!(c.degree(&"absent".into(), Direction::Both, None).unwrap(), None);
+    // Reads heat their partitions: the counts reach the metadata with the query node's name.
+    c.flush_access().unwrap();
+    let hot = partition_of(&"n5".into(), 7);
+    for _ in 0..50 {
+        c.node(&"n5".into()).unwrap();
+    }
+    let before = c.status().unwrap()[hot as usize].temperature;
+    c.flush_access().unwrap();
+    let after = &c.status().unwrap()[hot as usize];
+    assert!(after.temperature >= before + 49.9, "{before} -> {after:?}");
+    assert!(after.last_access.is_some());
+    assert!(
+        after
+            .query_node
+            .as_deref()
+            .unwrap()
+            .ends_with(&format!(":{}", std::process::id())),
+        "{after:?}"
+    );
     let types = c.edge_types().unwrap();
     assert!(types.contains(&(
         "KNOWS".to_string(),
@@ -531,6 +550,10 @@ fn bad_configuration_and_an_uninitialised_cluster_say_what_is_wrong() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("extra"), "{e}");
+    let e = ClusterConfig::parse("[cold]\nurl = \"s3:///x\"\n[metadata]\npostgres = \"\"")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no bucket"), "{e}");
     let e = ClusterConfig::parse("[cold]\nurl = \"memory:\"")
         .unwrap_err()
         .to_string();
@@ -554,4 +577,45 @@ fn bad_configuration_and_an_uninitialised_cluster_say_what_is_wrong() {
         .unwrap()
         .to_string();
     assert!(e.contains("PostgreSQL") && e.contains("connecting"), "{e}");
+}
+
+#[test]
+fn the_cold_tier_on_an_s3_compatible_server() {
+    let Some(pg) = server() else { return };
+    let s3 = match hopdb_testdata::s3::PrivateS3::start("hopdb-cold") {
+        Ok(s) => s,
+        Err(why) => return eprintln!("SKIPPED: {why}"),
+    };
+    let conn = pg.create_database("s3").unwrap();
+    let cfg = ClusterConfig::parse(&format!(
+        "partitions = 16\n[cold]\nurl = \"s3://hopdb-cold/graphs/kg\"\nendpoint = \"{}\"\nregion = \"us-east-1\"\n\
+         allow_http = true\naccess_key_id = \"test\"\nsecret_access_key = \"test\"\n[metadata]\npostgres = \"{conn}\"\n",
+        s3.endpoint()
+    ))
+    .unwrap();
+    assert!(Cluster::init(&cfg).unwrap());
+    let c = Cluster::open(cfg.clone()).unwrap();
+    let g = shapes();
+    let first = load(&c, &g, 2);
+    assert_same_graph(&g, &c);
+    assert_counts(&g, &c);
+    // A second query node reads the same objects.
+    let other = Cluster::open(cfg).unwrap();
+    assert_same_graph(&g, &other);
+
+    let mut w = g.write().unwrap();
+    w.delete_node("n7").unwrap();
+    w.commit().unwrap();
+    let second = load(&c, &g, 2);
+    other.refresh().unwrap();
+    assert_same_graph(&g, &other);
+    // Under the prefix, only the live generation's two files per partition.
+    let keys = s3.keys("hopdb-cold").unwrap();
+    assert_eq!(keys.len(), 32, "{keys:?}");
+    let live = format!("/g{:08}/", second.generation);
+    assert!(
+        keys.iter().all(|k| k.starts_with("graphs/kg/p") && k.contains(&live)),
+        "{keys:?}"
+    );
+    assert!(second.generation > first.generation);
 }

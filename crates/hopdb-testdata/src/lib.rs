@@ -8,6 +8,7 @@
 //! `None` so the caller can skip.
 
 pub mod postgres;
+pub mod s3;
 
 use std::path::{Path, PathBuf};
 
