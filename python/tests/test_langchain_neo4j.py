@@ -20,6 +20,10 @@ constraint's internal id and generated name; and apoc.schema.nodes' index statis
 valuesSelectivity, distinctValues: Neo4j's are sampled estimates, 0 for an index created before
 its data until the next resampling).
 
+Neo4j's enhanced_schema answers come from APOC's sampling and vary between runs; when only
+those steps differ, Neo4j runs the scenario again (twice at most) and the subject must match one
+of its runs.
+
 HOPDB_DIFF_SUBJECT=neo4j puts a second Neo4j in hopdb serve's place (the test must pass then).
 Skipped, saying why, without langchain-neo4j, the hopdb binary, java or mvn."""
 
@@ -244,19 +248,37 @@ def _wipe(uri: str) -> None:
                 s.run(f"DROP INDEX `{i['name']}` IF EXISTS").consume()
 
 
-def run_scenario(servers: tuple, scenario: Callable[[Recorder], None]) -> None:
-    recorders = []
-    for server in servers:
-        _wipe(server.uri)
-        rec = Recorder(server.uri)
-        try:
-            scenario(rec)
-        finally:
-            rec.close()
-        recorders.append(rec)
-    ref, sub = recorders
+# Steps whose answer on Neo4j comes from APOC's sampling (apoc.meta.data with a sample size),
+# which is not deterministic: on 1 of 7 runs Neo4j left out KNOWS.weight's min and max.
+SAMPLED = "enhanced_schema"
+
+
+def _record(server: Any, scenario: Callable[[Recorder], None]) -> Recorder:
+    _wipe(server.uri)
+    rec = Recorder(server.uri)
+    try:
+        scenario(rec)
+    finally:
+        rec.close()
+    return rec
+
+
+def _diffs(ref: Recorder, sub: Recorder) -> list:
     assert [n for n, _ in ref.steps] == [n for n, _ in sub.steps]
-    diffs = [(name, a, b) for (name, a), (_, b) in zip(ref.steps, sub.steps) if a != b]
+    return [(name, a, b) for (name, a), (_, b) in zip(ref.steps, sub.steps) if a != b]
+
+
+def run_scenario(servers: tuple, scenario: Callable[[Recorder], None]) -> None:
+    ref, sub = (_record(server, scenario) for server in servers)
+    diffs = _diffs(ref, sub)
+    # When only sampled steps differ, Neo4j is asked again (twice at most): the subject must
+    # answer as one of the reference's runs does, never as none of them.
+    for _ in range(2):
+        if not diffs or not all(SAMPLED in name for name, _, _ in diffs):
+            break
+        again = _diffs(_record(servers[0], scenario), sub)
+        if len(again) < len(diffs):
+            diffs = again
     if diffs:
         def said(rec: Recorder, name: str, answer: Any) -> str:
             return _short(answer) + (f"\n      {rec.messages[name]}" if name in rec.messages else "")
