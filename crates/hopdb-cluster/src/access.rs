@@ -4,7 +4,6 @@
 //! Promotion to the hot tier and eviction from it rank partitions by this temperature.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
@@ -15,7 +14,10 @@ const FLUSH_EVERY: Duration = Duration::from_secs(10);
 
 pub(crate) struct Access {
     reads: Vec<AtomicU64>,
-    flushed: Mutex<Instant>,
+    /// When the counts were last flushed, in ms after `started` (an atomic: every read checks
+    /// it, so a lock here would be taken on every read).
+    flushed_ms: AtomicU64,
+    started: Instant,
     /// This query node's name in `partition_metadata.query_node`.
     node: String,
 }
@@ -25,7 +27,8 @@ impl Access {
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
         Access {
             reads: (0..partitions).map(|_| AtomicU64::new(0)).collect(),
-            flushed: Mutex::new(Instant::now()),
+            flushed_ms: AtomicU64::new(0),
+            started: Instant::now(),
             node: format!("{}:{}", host.trim(), std::process::id()),
         }
     }
@@ -55,7 +58,9 @@ impl Cluster {
     /// Adds the reads counted since the last call to the partitions' temperatures in the
     /// metadata (reads do this by themselves every 10 seconds).
     pub fn flush_access(&self) -> Result<()> {
-        *self.access.flushed.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
+        let a = &self.access;
+        a.flushed_ms
+            .store(a.started.elapsed().as_millis() as u64, Ordering::Relaxed);
         let (parts, reads) = self.access.take();
         if parts.is_empty() {
             return Ok(());
@@ -65,8 +70,9 @@ impl Cluster {
 
     /// Called by every read: flushes when the last flush is older than [`FLUSH_EVERY`].
     pub(crate) fn note_access(&self) {
-        let due = self.access.flushed.lock().unwrap_or_else(|e| e.into_inner()).elapsed() >= FLUSH_EVERY;
-        if due {
+        let a = &self.access;
+        let since = (a.started.elapsed().as_millis() as u64).saturating_sub(a.flushed_ms.load(Ordering::Relaxed));
+        if since >= FLUSH_EVERY.as_millis() as u64 {
             if let Err(e) = self.flush_access() {
                 tracing::warn!(error = %e, "could not record partition temperatures");
             }

@@ -291,17 +291,16 @@ impl Partition {
     /// store lists them: `Out` the out and undirected rows, `In` the in and undirected rows,
     /// `Both` all of them but the `in` row of a directed self-loop (listed once).
     pub fn for_each_row(&self, key: &[u8], dir: Direction, ty: Option<&str>, f: &mut dyn FnMut(usize)) {
-        for i in self.rows(key) {
-            let d = self.dir.value(i);
+        self.for_each_raw_row(key, ty, &mut |i, d| {
             let keep = match dir {
-                Direction::Out => d != RowDir::In as u8,
-                Direction::In => d != RowDir::Out as u8,
-                Direction::Both => d != RowDir::In as u8 || self.other.value(i) != key,
+                Direction::Out => d != RowDir::In,
+                Direction::In => d != RowDir::Out,
+                Direction::Both => d != RowDir::In || self.other.value(i) != key,
             };
-            if keep && ty.is_none_or(|t| self.ty.value(i) == t) {
+            if keep {
                 f(i);
             }
-        }
+        });
     }
 
     /// Visits every row of the node (of type `ty` if given) with its direction.

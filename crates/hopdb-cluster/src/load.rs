@@ -86,13 +86,12 @@ pub(crate) fn load_from_store(cluster: &Cluster, g: &Graph, opts: &LoadOptions) 
     let n = cluster.partitions;
     // One snapshot for the whole load, so the cluster gets one consistent state of the store.
     let snap = g.read();
-    let types: Vec<(String, hopdb_core::EdgeTypeOptions)> = snap
-        .edge_types()?
-        .into_iter()
+    let edge_types = snap.edge_types()?;
+    let types: Vec<(String, hopdb_core::EdgeTypeOptions)> = edge_types
+        .iter()
         .map(|(t, _)| (t.name.to_string(), t.options))
         .collect();
-    let undirected: Vec<Arc<str>> = snap
-        .edge_types()?
+    let undirected: Vec<Arc<str>> = edge_types
         .into_iter()
         .filter(|(t, _)| t.options.undirected)
         .map(|(t, _)| t.name)
