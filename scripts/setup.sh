@@ -10,6 +10,8 @@ command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 [ -e /usr/lib/fiu/fiu_posix_preload.so ] || need_apt+=(fiu-utils)
 # The cluster's tests start a private PostgreSQL server for its metadata (crates/hopdb-cluster).
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresql)
+# ... and a private Redis Cluster for its hot tier (redis-server brings redis-cli).
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from apt" >&2
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"

@@ -38,8 +38,41 @@ pub enum ClusterCmd {
         #[arg(long)]
         json: bool,
     },
-    /// Show the cluster: partitions, live generation, node and edge counts, edge types and
-    /// the hottest partitions (reads, decayed by a half-life of an hour).
+    /// Write whole partitions to the hot tier (the configuration's [hot] Redis Cluster): the
+    /// ones named, or with --auto the hottest (by temperature) that fit its budget_mb, evicting
+    /// hot partitions that no longer fit. A partition counts as hot only once all its nodes
+    /// are written; an interrupted promotion leaves it cold and correct.
+    Promote {
+        /// The cluster configuration.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// A partition to promote (repeat for more).
+        #[arg(long = "partition", value_name = "P", required_unless_present = "auto")]
+        partitions: Vec<u32>,
+        /// Fill the budget with the hottest partitions instead.
+        #[arg(long, conflicts_with = "partitions")]
+        auto: bool,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete partitions' nodes from the hot tier (reads of them go to the cold tier).
+    Evict {
+        /// The cluster configuration.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// A partition to evict (repeat for more).
+        #[arg(long = "partition", value_name = "P", required_unless_present = "all")]
+        partitions: Vec<u32>,
+        /// Every partition recorded as hot.
+        #[arg(long, conflicts_with = "partitions")]
+        all: bool,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the cluster: partitions, live generation, node and edge counts, edge types, the
+    /// hot tier's share and the hottest partitions (reads, decayed by a half-life of an hour).
     Status {
         /// The cluster configuration.
         #[arg(long, value_name = "FILE")]
@@ -77,7 +110,89 @@ pub fn run(cmd: &ClusterCmd) -> Result<()> {
             partitions,
             json,
         } => status(config, *partitions, *json),
+        ClusterCmd::Promote {
+            config,
+            partitions,
+            auto,
+            json,
+        } => promote(config, partitions, *auto, *json),
+        ClusterCmd::Evict {
+            config,
+            partitions,
+            all,
+            json,
+        } => evict(config, partitions, *all, *json),
     }
+}
+
+fn promote(config: &Path, partitions: &[u32], auto: bool, as_json: bool) -> Result<()> {
+    let cluster = Cluster::open(read_config(config)?)?;
+    check_partitions(&cluster, partitions)?;
+    let (p, e) = if auto {
+        cluster.promote_auto().context("promoting the hottest partitions")?
+    } else {
+        let p = cluster.promote_partitions(partitions).context("promoting partitions")?;
+        (p, hopdb_cluster::EvictReport::default())
+    };
+    if as_json {
+        println!(
+            "{}",
+            json!({"promoted_partitions": p.partitions, "nodes": p.nodes, "bytes": p.bytes, "seconds": p.seconds,
+                   "nodes_per_second": p.nodes as f64 / p.seconds.max(1e-9),
+                   "evicted_partitions": e.partitions, "evicted_entries": e.entries})
+        );
+    } else {
+        println!(
+            "promoted {} partitions: {} nodes, {} in {:.2} s ({:.0} nodes/s)",
+            p.partitions,
+            p.nodes,
+            human(p.bytes),
+            p.seconds,
+            p.nodes as f64 / p.seconds.max(1e-9)
+        );
+        if auto {
+            println!("evicted {} partitions ({} entries)", e.partitions, e.entries);
+        }
+    }
+    Ok(())
+}
+
+fn evict(config: &Path, partitions: &[u32], all: bool, as_json: bool) -> Result<()> {
+    let cluster = Cluster::open(read_config(config)?)?;
+    check_partitions(&cluster, partitions)?;
+    let parts: Vec<u32> = if all {
+        cluster
+            .status()?
+            .iter()
+            .filter(|s| s.hot_generation != 0)
+            .map(|s| s.partition)
+            .collect()
+    } else {
+        partitions.to_vec()
+    };
+    let e = cluster.evict_partitions(&parts).context("evicting partitions")?;
+    if as_json {
+        println!(
+            "{}",
+            json!({"evicted_partitions": e.partitions, "entries": e.entries, "seconds": e.seconds})
+        );
+    } else {
+        println!(
+            "evicted {} partitions: {} entries deleted in {:.2} s",
+            e.partitions, e.entries, e.seconds
+        );
+    }
+    Ok(())
+}
+
+fn check_partitions(cluster: &Cluster, partitions: &[u32]) -> Result<()> {
+    if let Some(p) = partitions.iter().find(|&&p| p >= cluster.partitions()) {
+        anyhow::bail!(
+            "--partition {p}: the cluster has partitions 0 to {}",
+            cluster.partitions() - 1
+        );
+    }
+    Ok(())
 }
 
 fn read_config(path: &Path) -> Result<ClusterConfig> {
@@ -142,6 +257,12 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
     gens.sort_unstable();
     gens.dedup();
     let loaded = parts.iter().filter(|p| p.object_key.is_some()).count();
+    let hot: Vec<_> = parts.iter().filter(|p| p.is_hot()).collect();
+    let hot_nodes: u64 = hot.iter().map(|p| p.hot_nodes).sum();
+    let hot_bytes: u64 = hot.iter().map(|p| p.hot_bytes).sum();
+    let mut hottest: Vec<_> = parts.iter().filter(|p| p.temperature > 0.0).collect();
+    hottest.sort_by(|a, b| b.temperature.total_cmp(&a.temperature));
+    hottest.truncate(5);
     if as_json {
         let v = json!({
             "partitions": parts.len(), "loaded": loaded, "nodes": nodes, "edges": edges, "generations": gens,
@@ -149,7 +270,9 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
             "partition_rows": if each { parts.iter().map(|p| json!({"partition": p.partition, "generation": p.generation,
                 "object_key": p.object_key, "nodes": p.vertex_count, "edges": p.edge_count, "temperature": p.temperature,
                 "last_access_unix": p.last_access.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_secs_f64()),
-                "query_node": p.query_node})).collect::<Vec<_>>() } else { Vec::new() },
+                "query_node": p.query_node, "hot": p.is_hot(), "hot_nodes": p.hot_nodes, "hot_bytes": p.hot_bytes})).collect::<Vec<_>>() } else { Vec::new() },
+            "hot": {"partitions": hot.len(), "nodes": hot_nodes, "bytes": hot_bytes},
+            "hottest": hottest.iter().map(|p| json!({"partition": p.partition, "temperature": p.temperature, "hot": p.is_hot()})).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
         return Ok(());
@@ -167,6 +290,19 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
         sizes.iter().min().copied().unwrap_or(0),
         sizes.iter().max().copied().unwrap_or(0)
     );
+    println!(
+        "hot tier       {} partitions, {hot_nodes} nodes, {}",
+        hot.len(),
+        human(hot_bytes)
+    );
+    for p in &hottest {
+        println!(
+            "  hottest {:>5}  temperature {:.1}{}",
+            p.partition,
+            p.temperature,
+            if p.is_hot() { "  (hot)" } else { "" }
+        );
+    }
     for (n, o) in &types {
         println!(
             "  type  {n:<20} ({})",
@@ -175,17 +311,18 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
     }
     if each {
         println!(
-            "{:>9} {:>10} {:>10} {:>10}  object",
-            "partition", "generation", "nodes", "edges"
+            "{:>9} {:>10} {:>10} {:>10} {:>11} {:>3}  object",
+            "partition", "generation", "nodes", "edges", "temperature", "hot"
         );
         for p in &parts {
             println!(
-                "{:>9} {:>10} {:>10} {:>10} {:>11.1}  {}",
+                "{:>9} {:>10} {:>10} {:>10} {:>11.1} {:>3}  {}",
                 p.partition,
                 p.generation,
                 p.vertex_count,
                 p.edge_count,
                 p.temperature,
+                if p.is_hot() { "yes" } else { "" },
                 p.object_key.as_deref().unwrap_or("-")
             );
         }

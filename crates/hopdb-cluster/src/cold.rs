@@ -16,13 +16,14 @@ use arrow::array::{
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use arrow::record_batch::RecordBatch;
 use bytes::Bytes;
-use hopdb_core::{codec, Direction, Edge, Node, NodeKey};
+use hopdb_core::{codec, Edge, Node, NodeKey};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use crate::error::{ClusterError, Result};
+use crate::slice::{NodeRows, RowRef};
 
 /// Rows per Parquet row group: small enough for a ranged read of one group to be cheap.
 const ROW_GROUP_ROWS: usize = 16 * 1024;
@@ -258,28 +259,25 @@ impl Partition {
         Ok(p)
     }
 
-    /// The node with this encoded key.
-    pub fn node(&self, key: &[u8]) -> Result<Option<Node>> {
-        let i = lower_bound(&self.keys, key);
-        if i == self.keys.len() || self.keys.value(i) != key {
-            return Ok(None);
-        }
+    /// The labels and encoded properties of the node with this encoded key.
+    pub fn node_parts(&self, key: &[u8]) -> Option<(Vec<String>, &[u8])> {
+        let i = self.node_index(key)?;
         let labels = self.labels.value(i);
         let labels = labels
             .as_any()
             .downcast_ref::<StringArray>()
             .map(|a| a.iter().flatten().map(str::to_string).collect());
-        Ok(Some(Node {
-            key: codec::decode_key(key)?,
-            labels: labels.unwrap_or_default(),
-            props: codec::decode_props(self.node_props.value(i))?,
-        }))
+        Some((labels.unwrap_or_default(), self.node_props.value(i)))
     }
 
-    /// Whether the node with this encoded key is here.
-    pub fn has_node(&self, key: &[u8]) -> bool {
+    /// The encoded keys of the nodes held, in order.
+    pub fn node_keys(&self) -> impl Iterator<Item = &[u8]> {
+        (0..self.keys.len()).map(|i| self.keys.value(i))
+    }
+
+    fn node_index(&self, key: &[u8]) -> Option<usize> {
         let i = lower_bound(&self.keys, key);
-        i < self.keys.len() && self.keys.value(i) == key
+        (i < self.keys.len() && self.keys.value(i) == key).then_some(i)
     }
 
     /// The adjacency rows of a node: the first and one past the last.
@@ -287,24 +285,35 @@ impl Partition {
         lower_bound(&self.edge_node, key)..upper_bound(&self.edge_node, key)
     }
 
-    /// Visits the rows of the node listed in direction `dir` (of type `ty` if given), as the
-    /// store lists them: `Out` the out and undirected rows, `In` the in and undirected rows,
-    /// `Both` all of them but the `in` row of a directed self-loop (listed once).
-    pub fn for_each_row(&self, key: &[u8], dir: Direction, ty: Option<&str>, f: &mut dyn FnMut(usize)) {
-        self.for_each_raw_row(key, ty, &mut |i, d| {
-            let keep = match dir {
-                Direction::Out => d != RowDir::In,
-                Direction::In => d != RowDir::Out,
-                Direction::Both => d != RowDir::In || self.other.value(i) != key,
-            };
-            if keep {
-                f(i);
-            }
-        });
+    /// The fields of row `i`.
+    pub fn row(&self, i: usize) -> RowRef<'_> {
+        RowRef {
+            ty: self.ty.value(i),
+            other: self.other.value(i),
+            id: self.id.value(i),
+            weight: (!self.weight.is_null(i)).then(|| self.weight.value(i)),
+            props: self.edge_props.value(i),
+        }
+    }
+}
+
+impl NodeRows for Partition {
+    fn node(&self, key: &[u8]) -> Result<Option<Node>> {
+        let Some((labels, props)) = self.node_parts(key) else {
+            return Ok(None);
+        };
+        Ok(Some(Node {
+            key: codec::decode_key(key)?,
+            labels,
+            props: codec::decode_props(props)?,
+        }))
     }
 
-    /// Visits every row of the node (of type `ty` if given) with its direction.
-    pub fn for_each_raw_row(&self, key: &[u8], ty: Option<&str>, f: &mut dyn FnMut(usize, RowDir)) {
+    fn has_node(&self, key: &[u8]) -> bool {
+        self.node_index(key).is_some()
+    }
+
+    fn for_each_raw_row(&self, key: &[u8], ty: Option<&str>, f: &mut dyn FnMut(usize, RowDir)) {
         for i in self.rows(key) {
             if ty.is_none_or(|t| self.ty.value(i) == t) {
                 let d = match self.dir.value(i) {
@@ -317,13 +326,11 @@ impl Partition {
         }
     }
 
-    /// The encoded neighbour key of row `i`.
-    pub fn other(&self, i: usize) -> &[u8] {
+    fn other(&self, i: usize) -> &[u8] {
         self.other.value(i)
     }
 
-    /// The weight of row `i` (1.0 when unweighted, as degree sums count it).
-    pub fn weight_or_one(&self, i: usize) -> f64 {
+    fn weight_or_one(&self, i: usize) -> f64 {
         if self.weight.is_null(i) {
             1.0
         } else {
@@ -331,9 +338,9 @@ impl Partition {
         }
     }
 
-    /// Row `i` of `node` as the store's `Edge` (an `in` row's source is the neighbour).
-    pub fn edge(&self, i: usize, node: &NodeKey, types: &mut TypeNames) -> Result<Edge> {
-        let other = codec::decode_key(self.other.value(i))?;
+    fn edge(&self, i: usize, node: &NodeKey, types: &mut TypeNames) -> Result<Edge> {
+        let r = self.row(i);
+        let other = codec::decode_key(r.other)?;
         let (src, dst) = if self.dir.value(i) == RowDir::In as u8 {
             (other, node.clone())
         } else {
@@ -341,11 +348,11 @@ impl Partition {
         };
         Ok(Edge {
             src,
-            ty: types.intern(self.ty.value(i)),
+            ty: types.intern(r.ty),
             dst,
-            id: self.id.value(i),
-            weight: (!self.weight.is_null(i)).then(|| self.weight.value(i)),
-            props: codec::decode_props(self.edge_props.value(i))?,
+            id: r.id,
+            weight: r.weight,
+            props: codec::decode_props(r.props)?,
         })
     }
 }
@@ -355,7 +362,7 @@ impl Partition {
 pub(crate) struct TypeNames(Vec<Arc<str>>);
 
 impl TypeNames {
-    fn intern(&mut self, name: &str) -> Arc<str> {
+    pub(crate) fn intern(&mut self, name: &str) -> Arc<str> {
         if let Some(t) = self.0.iter().find(|t| &***t == name) {
             return t.clone();
         }

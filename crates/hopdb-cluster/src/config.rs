@@ -18,6 +18,12 @@
 //!
 //! [cache]
 //! memory_mb = 512                        # decoded partitions kept by each query node
+//!
+//! [hot]                                  # optional: the Redis Cluster hot tier
+//! redis = ["redis://127.0.0.1:7000", "redis://127.0.0.1:7001"]   # any of its nodes
+//! budget_mb = 1024                       # what `hopdb cluster promote --auto` fills
+//! promote_on_miss = true                 # a node read from the cold tier is promoted
+//! timeout_ms = 500                       # a slower Redis answer falls back to the cold tier
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -41,6 +47,38 @@ pub struct ClusterConfig {
     /// The query node's partition cache.
     #[serde(default)]
     pub cache: CacheConfig,
+    /// The hot tier (none: every read is answered from the cold tier and the cache).
+    #[serde(default)]
+    pub hot: Option<HotConfig>,
+}
+
+/// The hot tier: a Redis Cluster holding the slices of hot nodes (a cache, never the only copy).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HotConfig {
+    /// Seed nodes of the Redis Cluster (`redis://host:port`); the client finds the rest.
+    pub redis: Vec<String>,
+    /// The bytes of node slices `promote --auto` keeps in Redis, in MiB.
+    #[serde(default = "default_hot_mb")]
+    pub budget_mb: u64,
+    /// Whether a node read from the cold tier is written to the hot tier in the background.
+    #[serde(default = "default_true")]
+    pub promote_on_miss: bool,
+    /// How long a Redis request may take before the read falls back to the cold tier.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+}
+
+fn default_hot_mb() -> u64 {
+    1024
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_timeout_ms() -> u64 {
+    500
 }
 
 /// The cold tier: an object store.
@@ -136,6 +174,20 @@ impl ClusterConfig {
             )));
         }
         cfg.cold.location()?;
+        if let Some(hot) = &cfg.hot {
+            if hot.redis.is_empty() {
+                return Err(ClusterError::Config(
+                    "hot.redis is empty: list at least one node of the Redis Cluster".into(),
+                ));
+            }
+            for url in &hot.redis {
+                if !url.starts_with("redis://") && !url.starts_with("rediss://") {
+                    return Err(ClusterError::Config(format!(
+                        "hot.redis: {url:?} is not a redis:// URL"
+                    )));
+                }
+            }
+        }
         Ok(cfg)
     }
 }

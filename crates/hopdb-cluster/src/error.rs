@@ -28,6 +28,14 @@ pub enum ClusterError {
         #[source]
         source: object_store::Error,
     },
+    /// The hot tier (Redis) refused, failed or was too slow.
+    #[error("hot tier (Redis) while {doing}: {why}")]
+    Hot {
+        /// What the cluster was doing.
+        doing: String,
+        /// Redis's error, or the timeout.
+        why: String,
+    },
     /// A partition file does not decode as one.
     #[error("partition file {object}: {why}")]
     Corrupt {

@@ -27,20 +27,25 @@ mod access;
 mod cold;
 mod config;
 mod error;
+mod hot;
 mod load;
 mod meta;
 mod partition;
+mod promote;
 mod read;
+mod slice;
 
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use object_store::ObjectStore;
 
-pub use config::{CacheConfig, ClusterConfig, ColdConfig, ColdLocation, MetadataConfig};
+pub use config::{CacheConfig, ClusterConfig, ColdConfig, ColdLocation, HotConfig, MetadataConfig};
 pub use error::{ClusterError, Result};
+pub use hot::HotStats;
 pub use load::{LoadOptions, LoadReport};
 pub use meta::PartitionStatus;
 pub use partition::{partition_of, partition_of_encoded, DEFAULT_PARTITIONS, MAX_PARTITIONS};
+pub use promote::{EvictReport, PromoteReport};
 pub use read::CacheStats;
 
 use meta::Metadata;
@@ -61,6 +66,8 @@ pub struct Cluster {
     cache: Mutex<read::Cache>,
     /// Reads of each partition since they were last added to its temperature.
     access: access::Access,
+    /// The Redis Cluster hot tier, if configured.
+    hot: Option<Arc<hot::HotTier>>,
 }
 
 impl Cluster {
@@ -88,6 +95,7 @@ impl Cluster {
             .map_err(|e| ClusterError::Config(format!("cannot start the I/O runtime: {e}")))?;
         let live = meta.live(partitions)?;
         let budget = cfg.cache.memory_mb.saturating_mul(1 << 20);
+        let hot = cfg.hot.clone().map(|h| Arc::new(hot::HotTier::new(h)));
         Ok(Cluster {
             cfg,
             partitions,
@@ -97,6 +105,7 @@ impl Cluster {
             live: RwLock::new(Arc::new(live)),
             cache: Mutex::new(read::Cache::new(budget)),
             access: access::Access::new(partitions),
+            hot,
         })
     }
 

@@ -29,8 +29,15 @@ CREATE TABLE IF NOT EXISTS partition_metadata (
     temperature  double precision NOT NULL DEFAULT 0,
     last_access  timestamptz,
     object_key   text,
-    generation   bigint NOT NULL DEFAULT 0
+    generation   bigint NOT NULL DEFAULT 0,
+    hot_generation bigint NOT NULL DEFAULT 0,
+    hot_nodes    bigint NOT NULL DEFAULT 0,
+    hot_bytes    bigint NOT NULL DEFAULT 0
 );
+-- Metadata made before the hot tier gains its columns when `init` runs again.
+ALTER TABLE partition_metadata ADD COLUMN IF NOT EXISTS hot_generation bigint NOT NULL DEFAULT 0;
+ALTER TABLE partition_metadata ADD COLUMN IF NOT EXISTS hot_nodes bigint NOT NULL DEFAULT 0;
+ALTER TABLE partition_metadata ADD COLUMN IF NOT EXISTS hot_bytes bigint NOT NULL DEFAULT 0;
 CREATE TABLE IF NOT EXISTS edge_types (
     name       text PRIMARY KEY,
     undirected boolean NOT NULL,
@@ -67,6 +74,20 @@ pub struct PartitionStatus {
     pub last_access: Option<std::time::SystemTime>,
     /// The query node that last reported reads of it (`host:pid`).
     pub query_node: Option<String>,
+    /// The generation whose every node was last promoted to the hot tier (0: none). The
+    /// partition is hot while this equals `generation`.
+    pub hot_generation: u64,
+    /// Nodes and slice bytes that promotion wrote.
+    pub hot_nodes: u64,
+    /// The bytes of the node slices that promotion wrote.
+    pub hot_bytes: u64,
+}
+
+impl PartitionStatus {
+    /// Whether every node of the live generation was promoted to the hot tier.
+    pub fn is_hot(&self) -> bool {
+        self.generation != 0 && self.hot_generation == self.generation
+    }
 }
 
 /// What a worker reports for a partition it wrote.
@@ -205,7 +226,8 @@ impl Metadata {
             .client
             .query(
                 "SELECT partition_id, generation, object_key, vertex_count, edge_count, temperature, \
-                 last_access, query_node FROM partition_metadata ORDER BY partition_id",
+                 last_access, query_node, hot_generation, hot_nodes, hot_bytes \
+                 FROM partition_metadata ORDER BY partition_id",
                 &[],
             )
             .map_err(meta("reading the partitions"))?
@@ -219,6 +241,9 @@ impl Metadata {
                 temperature: r.get(5),
                 last_access: r.get(6),
                 query_node: r.get(7),
+                hot_generation: r.get::<_, i64>(8) as u64,
+                hot_nodes: r.get::<_, i64>(9) as u64,
+                hot_bytes: r.get::<_, i64>(10) as u64,
             })
             .collect())
     }
@@ -235,6 +260,38 @@ impl Metadata {
                 &[&parts, &reads, &node],
             )
             .map_err(meta("recording partition temperatures"))?;
+        Ok(())
+    }
+
+    /// Records partitions whose every node of the given generation is in the hot tier.
+    pub fn mark_hot(&mut self, done: &[crate::promote::Promoted]) -> Result<()> {
+        let col = |f: fn(&crate::promote::Promoted) -> i64| done.iter().map(f).collect::<Vec<i64>>();
+        let parts: Vec<i32> = done.iter().map(|d| d.partition as i32).collect();
+        self.client
+            .execute(
+                "UPDATE partition_metadata m SET hot_generation = a.g, hot_nodes = a.n, hot_bytes = a.b \
+                 FROM unnest($1::int[], $2::int8[], $3::int8[], $4::int8[]) AS a(p, g, n, b) \
+                 WHERE m.partition_id = a.p",
+                &[
+                    &parts,
+                    &col(|d| d.generation as i64),
+                    &col(|d| d.nodes as i64),
+                    &col(|d| d.bytes as i64),
+                ],
+            )
+            .map_err(meta("recording a promotion"))?;
+        Ok(())
+    }
+
+    /// Records that partition `p` is no longer in the hot tier.
+    pub fn mark_evicted(&mut self, p: u32) -> Result<()> {
+        self.client
+            .execute(
+                "UPDATE partition_metadata SET hot_generation = 0, hot_nodes = 0, hot_bytes = 0 \
+                 WHERE partition_id = $1",
+                &[&(p as i32)],
+            )
+            .map_err(meta("recording an eviction"))?;
         Ok(())
     }
 

@@ -8,9 +8,13 @@ use std::sync::Arc;
 use futures::stream::{self, StreamExt, TryStreamExt};
 use hopdb_core::{codec, Degree, Direction, Edge, Node, NodeKey};
 
+use bytes::Bytes;
+
 use crate::cold::{Partition, RowDir, TypeNames};
 use crate::error::{objects, Result};
+use crate::hot::{entry_key, Entries, HotTier};
 use crate::partition::partition_of_encoded;
+use crate::slice::{self, NodeRows, NodeSlice};
 use crate::Cluster;
 
 /// Partition fetches in flight at once.
@@ -51,7 +55,7 @@ impl Cache {
         }
     }
 
-    fn get(&mut self, p: u32, generation: u64) -> Option<Arc<Partition>> {
+    pub(crate) fn get(&mut self, p: u32, generation: u64) -> Option<Arc<Partition>> {
         self.tick += 1;
         match self.held.get_mut(&p) {
             Some((part, used)) if part.generation == generation => {
@@ -67,6 +71,9 @@ impl Cache {
     }
 
     fn insert(&mut self, p: u32, part: Arc<Partition>) {
+        if self.budget == 0 {
+            return; // no cache: every read goes to the hot or cold tier
+        }
         self.tick += 1;
         if let Some((old, _)) = self.held.insert(p, (part.clone(), self.tick)) {
             self.bytes -= old.bytes;
@@ -89,56 +96,165 @@ impl Cache {
     }
 }
 
-/// The partition holding the located node, if the node is there.
-fn holding<'a>(parts: &'a HashMap<u32, Option<Arc<Partition>>>, l: &Located) -> Option<&'a Arc<Partition>> {
-    parts
-        .get(&l.part)
-        .and_then(Option::as_ref)
-        .filter(|p| p.has_node(&l.enc))
+/// What holds a located node's rows: its decoded partition or its slice from the hot tier.
+#[derive(Clone)]
+pub(crate) enum Held {
+    Partition(Arc<Partition>),
+    Slice(Arc<NodeSlice>),
+}
+
+impl Held {
+    fn rows(&self) -> &dyn NodeRows {
+        match self {
+            Held::Partition(p) => &**p,
+            Held::Slice(s) => &**s,
+        }
+    }
+}
+
+/// The rows of the located node, if the node exists.
+fn holding<'a>(held: &'a Option<Held>, l: &Located) -> Option<&'a dyn NodeRows> {
+    held.as_ref().map(Held::rows).filter(|r| r.has_node(&l.enc))
 }
 
 /// A node's encoded key and its partition.
-struct Located {
-    enc: Vec<u8>,
-    part: u32,
+pub(crate) struct Located {
+    pub enc: Vec<u8>,
+    pub part: u32,
 }
 
 impl Cluster {
-    fn locate(&self, key: &NodeKey) -> Located {
+    pub(crate) fn locate(&self, key: &NodeKey) -> Located {
         let enc = codec::encode_key(key);
         let part = partition_of_encoded(&enc, self.partitions);
         Located { enc, part }
     }
 
-    /// The decoded partitions `ids`, from the cache or read together from the cold tier.
-    fn fetch(&self, ids: impl IntoIterator<Item = u32>) -> Result<HashMap<u32, Option<Arc<Partition>>>> {
+    /// What holds each located node: the cached partition, else its slice in the hot tier,
+    /// else its partition read from the cold tier (and the slice promoted in the background).
+    /// `None` where the partition was never loaded.
+    fn resolve(&self, located: &[Located]) -> Result<Vec<Option<Held>>> {
         let live = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
-        let mut out = HashMap::new();
         self.note_access();
-        let mut missing = Vec::new();
+        let mut out: Vec<Option<Held>> = vec![None; located.len()];
+        // Keys whose partition is loaded but not cached.
+        let mut wanted: Vec<usize> = Vec::new();
         {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            for p in ids {
-                if out.contains_key(&p) {
-                    continue;
-                }
-                self.access.count(p);
-                match live.get(p as usize).cloned().flatten() {
-                    None => {
-                        out.insert(p, None); // never loaded: empty
-                    }
-                    Some((generation, prefix)) => match cache.get(p, generation) {
-                        Some(part) => {
-                            out.insert(p, Some(part));
-                        }
-                        None => {
-                            out.insert(p, None);
-                            missing.push((p, generation, prefix));
-                        }
-                    },
+            let mut seen = HashMap::new();
+            for (i, l) in located.iter().enumerate() {
+                let part = seen.entry(l.part).or_insert_with(|| {
+                    self.access.count(l.part);
+                    live.get(l.part as usize)
+                        .cloned()
+                        .flatten()
+                        .map(|(generation, _)| cache.get(l.part, generation))
+                });
+                match part {
+                    None => {} // never loaded: empty
+                    Some(Some(p)) => out[i] = Some(Held::Partition(p.clone())),
+                    Some(None) => wanted.push(i),
                 }
             }
         }
+        let generation = |p: u32| live[p as usize].as_ref().map_or(0, |(g, _)| *g);
+        if let Some(hot) = &self.hot {
+            if !wanted.is_empty() {
+                wanted = self.read_hot(hot, located, &wanted, &generation, &mut out);
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(out);
+        }
+        let mut missing: Vec<(u32, u64, String)> = wanted
+            .iter()
+            .filter_map(|&i| {
+                let p = located[i].part;
+                live[p as usize].as_ref().map(|(g, prefix)| (p, *g, prefix.clone()))
+            })
+            .collect();
+        missing.sort_unstable_by_key(|m| m.0);
+        missing.dedup_by_key(|m| m.0);
+        let parts = self.fetch_cold(missing)?;
+        let mut promote: HashMap<u32, Entries> = HashMap::new();
+        let promoting = self.hot.as_ref().is_some_and(|h| h.promote_on_miss());
+        for i in wanted {
+            let l = &located[i];
+            if let Some(p) = parts.get(&l.part) {
+                if promoting {
+                    if let Some(v) = slice::encode(p, &l.enc) {
+                        promote
+                            .entry(l.part)
+                            .or_default()
+                            .push((entry_key(l.part, p.generation, &l.enc), v));
+                    }
+                }
+                out[i] = Some(Held::Partition(p.clone()));
+            }
+        }
+        if let Some(hot) = &self.hot {
+            hot.promote_in_background(&self.rt, promote.into_values().collect());
+        }
+        Ok(out)
+    }
+
+    /// Looks the `wanted` keys up in the hot tier, filling `out` with the slices found.
+    /// Returns the keys still wanted (all of them when Redis fails: the cold tier answers).
+    fn read_hot(
+        &self,
+        hot: &HotTier,
+        located: &[Located],
+        wanted: &[usize],
+        generation: &dyn Fn(u32) -> u64,
+        out: &mut [Option<Held>],
+    ) -> Vec<usize> {
+        let mut by_part: HashMap<u32, Vec<usize>> = HashMap::new();
+        for &i in wanted {
+            by_part.entry(located[i].part).or_default().push(i);
+        }
+        let groups: Vec<(u32, Vec<usize>)> = by_part.into_iter().collect();
+        let keys = groups
+            .iter()
+            .map(|(p, idx)| {
+                idx.iter()
+                    .map(|&i| entry_key(*p, generation(*p), &located[i].enc))
+                    .collect()
+            })
+            .collect();
+        let values = match self.rt.block_on(hot.get(keys)) {
+            Ok(v) => v,
+            Err(e) => {
+                tracing::warn!(error = %e, "hot tier unavailable; reading the cold tier");
+                return wanted.to_vec();
+            }
+        };
+        let mut still = Vec::new();
+        for ((p, idx), vals) in groups.into_iter().zip(values) {
+            let Some(vals) = vals else {
+                still.extend(idx); // that shard failed: the cold tier answers
+                continue;
+            };
+            for (i, v) in idx.into_iter().zip(vals) {
+                let decoded = v.map(|v| {
+                    let what = format!("hot slice of a node in partition {p}");
+                    NodeSlice::decode(&located[i].enc, Bytes::from(v), &what)
+                });
+                match decoded {
+                    Some(Ok(s)) => out[i] = Some(Held::Slice(Arc::new(s))),
+                    Some(Err(e)) => {
+                        tracing::warn!(error = %e, "damaged hot slice; reading the cold tier");
+                        still.push(i);
+                    }
+                    None => still.push(i),
+                }
+            }
+        }
+        still
+    }
+
+    /// Reads and decodes the partitions `missing` from the cold tier together, and caches them.
+    pub(crate) fn fetch_cold(&self, missing: Vec<(u32, u64, String)>) -> Result<HashMap<u32, Arc<Partition>>> {
+        let mut out = HashMap::new();
         if missing.is_empty() {
             return Ok(out);
         }
@@ -167,7 +283,7 @@ impl Cluster {
         for (p, generation, prefix, nodes, edges) in fetched {
             let part = Arc::new(Partition::decode(&prefix, generation, nodes, edges)?);
             cache.insert(p, part.clone());
-            out.insert(p, Some(part));
+            out.insert(p, part);
         }
         Ok(out)
     }
@@ -198,11 +314,12 @@ impl Cluster {
     /// Nodes for many keys; `None` where absent. One read per partition touched.
     pub fn nodes_batch(&self, keys: &[NodeKey]) -> Result<Vec<Option<Node>>> {
         let located: Vec<Located> = keys.iter().map(|k| self.locate(k)).collect();
-        let parts = self.fetch(located.iter().map(|l| l.part))?;
+        let held = self.resolve(&located)?;
         located
             .iter()
-            .map(|l| match parts.get(&l.part).and_then(Option::as_ref) {
-                Some(p) => p.node(&l.enc),
+            .zip(&held)
+            .map(|(l, h)| match h {
+                Some(h) => h.rows().node(&l.enc),
                 None => Ok(None),
             })
             .collect()
@@ -213,13 +330,14 @@ impl Cluster {
     /// `None` where the node is absent.
     pub fn edges_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Vec<Edge>>>> {
         let located: Vec<Located> = keys.iter().map(|k| self.locate(k)).collect();
-        let parts = self.fetch(located.iter().map(|l| l.part))?;
+        let held = self.resolve(&located)?;
         let mut types = TypeNames::default();
         located
             .iter()
             .zip(keys)
-            .map(|(l, key)| {
-                let Some(p) = holding(&parts, l) else {
+            .zip(&held)
+            .map(|((l, key), h)| {
+                let Some(p) = holding(h, l) else {
                     return Ok(None);
                 };
                 let mut rows = Vec::new();
@@ -241,8 +359,8 @@ impl Cluster {
     /// twice under `Both`); `None` when it is absent.
     pub fn degree(&self, key: &NodeKey, dir: Direction, ty: Option<&str>) -> Result<Option<Degree>> {
         let l = self.locate(key);
-        let parts = self.fetch([l.part])?;
-        let Some(p) = holding(&parts, &l) else {
+        let held = self.resolve(std::slice::from_ref(&l))?.pop().flatten();
+        let Some(p) = holding(&held, &l) else {
             return Ok(None);
         };
         // As the store's counters: out, in and undirected counts per node, an undirected
@@ -268,11 +386,12 @@ impl Cluster {
         ty: Option<&str>,
     ) -> Result<Vec<Option<Vec<NodeKey>>>> {
         let located: Vec<Located> = keys.iter().map(|k| self.locate(k)).collect();
-        let parts = self.fetch(located.iter().map(|l| l.part))?;
+        let held = self.resolve(&located)?;
         located
             .iter()
-            .map(|l| {
-                let Some(p) = holding(&parts, l) else {
+            .zip(&held)
+            .map(|(l, h)| {
+                let Some(p) = holding(h, l) else {
                     return Ok(None);
                 };
                 let mut seen = HashSet::new();

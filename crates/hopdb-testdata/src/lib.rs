@@ -8,7 +8,9 @@
 //! `None` so the caller can skip.
 
 pub mod postgres;
+pub mod redis;
 pub mod s3;
+pub mod sampling;
 
 use std::path::{Path, PathBuf};
 

@@ -5,9 +5,15 @@
 //! 1.2) access with a cache smaller than the graph; the embedded store answers the same
 //! queries in the same run.
 //!
+//! With `--hot`, a private Redis Cluster of `--masters` primaries is started too and the hot
+//! tier's cases run instead ([`hot`]): partition promotion, hot 1- and 2-hop, throughput by
+//! query nodes, eviction, one-vertex promotion and the memo's mixed hot/cold access.
+//!
 //! `cargo run --release -p hopdb-cluster --example cluster_bench -- STORE [--partitions 1024]
-//!  [--workers 2] [--queries 2000] [--cache-mb 64] [--out FILE.json]`
+//!  [--workers 2] [--queries 2000] [--cache-mb 64] [--hot [--masters 3]] [--out FILE.json]``
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod hot;
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -15,6 +21,8 @@ use std::time::Instant;
 use hopdb_cluster::{Cluster, ClusterConfig, LoadOptions};
 use hopdb_core::{Direction, Graph, GraphRead, NodeKey};
 use hopdb_testdata::postgres::PrivateServer;
+use hopdb_testdata::redis::PrivateRedisCluster;
+use hopdb_testdata::sampling::{percentile, Rng, Zipf};
 
 /// The allocator the `hopdb` binary ships with, so the figures are the CLI's.
 #[global_allocator]
@@ -26,6 +34,8 @@ struct Args {
     workers: usize,
     queries: usize,
     cache_mb: u64,
+    hot: bool,
+    masters: usize,
     out: Option<String>,
 }
 
@@ -36,6 +46,8 @@ fn args() -> Args {
         workers: 2,
         queries: 2000,
         cache_mb: 64,
+        hot: false,
+        masters: 3,
         out: None,
     };
     let mut it = std::env::args().skip(1);
@@ -45,6 +57,8 @@ fn args() -> Args {
             "--workers" => a.workers = it.next().unwrap().parse().unwrap(),
             "--queries" => a.queries = it.next().unwrap().parse().unwrap(),
             "--cache-mb" => a.cache_mb = it.next().unwrap().parse().unwrap(),
+            "--hot" => a.hot = true,
+            "--masters" => a.masters = it.next().unwrap().parse().unwrap(),
             "--out" => a.out = it.next(),
             s => a.store = s.to_string(),
         }
@@ -53,50 +67,15 @@ fn args() -> Args {
     a
 }
 
-/// A seeded xorshift, so both sides get the same seeds.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// Zipf(alpha) ranks over n items by inverting the cumulative weights.
-struct Zipf(Vec<f64>);
-impl Zipf {
-    fn new(n: usize, alpha: f64) -> Zipf {
-        let mut c = Vec::with_capacity(n);
-        let mut s = 0.0;
-        for k in 1..=n {
-            s += 1.0 / (k as f64).powf(alpha);
-            c.push(s);
-        }
-        Zipf(c.into_iter().map(|x| x / s).collect())
-    }
-    fn sample(&self, r: &mut Rng) -> usize {
-        let u = r.unit();
-        self.0.partition_point(|&x| x < u).min(self.0.len() - 1)
-    }
-}
-
-fn percentile(v: &mut [f64], p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[((v.len() as f64 - 1.0) * p).round() as usize]
-}
-
 fn summary(name: &str, mut ms: Vec<f64>, extra: serde_json::Value) -> serde_json::Value {
-    let (p50, p99) = (percentile(&mut ms, 0.5), percentile(&mut ms, 0.99));
+    let (p50, p95) = (percentile(&mut ms, 0.5), percentile(&mut ms, 0.95));
+    let (p99, p999) = (percentile(&mut ms, 0.99), percentile(&mut ms, 0.999));
     println!(
-        "{name:<34} p50 {p50:>9.3} ms   p99 {p99:>9.3} ms   ({} queries) {extra}",
+        "{name:<34} p50 {p50:>9.3} ms   p95 {p95:>9.3}   p99 {p99:>9.3} ms   p99.9 {p999:>9.3}   ({} queries) {extra}",
         ms.len()
     );
-    serde_json::json!({"case": name, "p50_ms": p50, "p99_ms": p99, "queries": ms.len(), "extra": extra})
+    serde_json::json!({"case": name, "p50_ms": p50, "p95_ms": p95, "p99_ms": p99, "p999_ms": p999,
+                       "queries": ms.len(), "extra": extra})
 }
 
 fn store_k_hop(g: &Graph, seed: &NodeKey, k: usize) -> usize {
@@ -136,16 +115,32 @@ fn main() {
 
     let pg = PrivateServer::start().expect("a private PostgreSQL server");
     let cold = tempfile::tempdir_in("/var/tmp").unwrap();
+    // The hot tier's cases run with no partition cache: every read asks Redis, then the cold tier.
+    let redis = a
+        .hot
+        .then(|| PrivateRedisCluster::start(a.masters, 0, 8192).expect("a private Redis Cluster"));
+    let (cache_mb, hot_section) = match &redis {
+        None => (a.cache_mb, String::new()),
+        Some(r) => {
+            let urls: Vec<String> = r.urls().iter().map(|u| format!("{u:?}")).collect();
+            (
+                0,
+                format!(
+                    "[hot]\nredis = [{}]\npromote_on_miss = false\nbudget_mb = 8192\n",
+                    urls.join(", ")
+                ),
+            )
+        }
+    };
     let cfg = ClusterConfig::parse(&format!(
-        "partitions = {}\n[cold]\nurl = \"file://{}\"\n[metadata]\npostgres = \"{}\"\n[cache]\nmemory_mb = {}\n",
+        "partitions = {}\n[cold]\nurl = \"file://{}\"\n[metadata]\npostgres = \"{}\"\n[cache]\nmemory_mb = {cache_mb}\n{hot_section}",
         a.partitions,
         cold.path().display(),
         pg.create_database("bench").unwrap(),
-        a.cache_mb
     ))
     .unwrap();
     Cluster::init(&cfg).unwrap();
-    let c = Cluster::open(cfg).unwrap();
+    let c = Cluster::open(cfg.clone()).unwrap();
     let r = c
         .load_from(
             &g,
@@ -171,10 +166,15 @@ fn main() {
         "edges": r.edges, "workers": r.workers, "mb_per_s_per_worker": r.bytes_per_second_per_worker() / 1e6}),
     ];
 
+    if let Some(r) = &redis {
+        results.extend(hot::run(&c, &cfg, r, &g, &keys, a.queries));
+        if let Some(out) = a.out {
+            std::fs::write(out, serde_json::to_string_pretty(&results).unwrap()).unwrap();
+        }
+        return;
+    }
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let seeds: Vec<NodeKey> = (0..a.queries)
-        .map(|_| keys[rng.next() as usize % keys.len()].clone())
-        .collect();
+    let seeds: Vec<NodeKey> = (0..a.queries).map(|_| keys[rng.below(keys.len())].clone()).collect();
     for k in [1usize, 2] {
         let n = if k == 1 { seeds.len() } else { seeds.len() / 4 };
         let (mut store, mut cold_ms, mut warm_ms) = (Vec::new(), Vec::new(), Vec::new());
@@ -222,9 +222,7 @@ fn main() {
     // budget as configured; 1-hop.
     c.clear_cache();
     let mut order: Vec<usize> = (0..keys.len()).collect();
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.next() as usize % (i + 1));
-    }
+    rng.shuffle(&mut order);
     let zipf = Zipf::new(keys.len(), 1.2);
     let before = c.cache_stats();
     let mut ms = Vec::new();

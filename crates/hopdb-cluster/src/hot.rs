@@ -1,0 +1,331 @@
+//! The hot tier: a Redis Cluster holding node slices ([`crate::slice`]) of hot nodes, one value
+//! per node under its partition's hash tag (`{p42}:g17:` + the node's encoded key), so a
+//! partition lives on one shard and a hop's lookups in one partition are one `MGET`. Lookups of
+//! different partitions run concurrently on the client's multiplexed connections, which
+//! pipelines them per shard.
+//!
+//! It is a cache, never the only copy: a value names its generation, so it is either right or
+//! not found (a reload changes the key, not the value); any Redis error, timeout or damaged value
+//! sends the read to the cold tier; Redis may evict any value at any time (its LFU policy
+//! is the budget's backstop). A partition is recorded as hot in the metadata only after every
+//! one of its nodes was written, so a query node killed mid-promotion leaves a partition that
+//! is read correctly (node by node) and not counted as hot.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::stream::{self, StreamExt, TryStreamExt};
+use redis::cluster::ClusterClientBuilder;
+use redis::cluster_async::ClusterConnection;
+
+use crate::config::HotConfig;
+use crate::error::{ClusterError, Result};
+
+/// Entries per `MSET`/`DEL` when promoting or evicting a partition.
+const WRITE_CHUNK: usize = 512;
+
+/// Partition reads or writes in flight at once.
+const CONCURRENCY: usize = 32;
+
+/// How long a query node waits before trying Redis again after it failed.
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+
+/// The hot tier's counters on this query node.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HotStats {
+    /// Node lookups answered by Redis.
+    pub hits: u64,
+    /// Node lookups Redis did not hold (read from the cold tier).
+    pub misses: u64,
+    /// Redis requests that failed or timed out (their reads went to the cold tier).
+    pub errors: u64,
+    /// Nodes written to Redis by promotion on a miss.
+    pub promoted_on_miss: u64,
+}
+
+/// Hot-tier entries of one partition: (Redis key, node slice).
+pub(crate) type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// The Redis key of a node's slice.
+pub(crate) fn entry_key(partition: u32, generation: u64, encoded: &[u8]) -> Vec<u8> {
+    let mut k = format!("{{p{partition}}}:g{generation}:").into_bytes();
+    k.extend_from_slice(encoded);
+    k
+}
+
+#[derive(Default)]
+struct Counters {
+    hits: AtomicU64,
+    misses: AtomicU64,
+    errors: AtomicU64,
+    promoted_on_miss: AtomicU64,
+    /// Background promotions not yet finished.
+    pending: AtomicU64,
+}
+
+pub(crate) struct HotTier {
+    cfg: HotConfig,
+    conn: Mutex<Connection>,
+    counters: Counters,
+}
+
+#[derive(Default)]
+struct Connection {
+    live: Option<ClusterConnection>,
+    failed_at: Option<Instant>,
+}
+
+impl HotTier {
+    pub fn new(cfg: HotConfig) -> HotTier {
+        HotTier {
+            cfg,
+            conn: Mutex::new(Connection::default()),
+            counters: Counters::default(),
+        }
+    }
+
+    pub fn promote_on_miss(&self) -> bool {
+        self.cfg.promote_on_miss
+    }
+
+    pub fn budget_bytes(&self) -> u64 {
+        self.cfg.budget_mb.saturating_mul(1 << 20)
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_millis(self.cfg.timeout_ms.max(1))
+    }
+
+    /// The shared connection, connecting when there is none (not within a second of a failure).
+    async fn connection(&self, doing: &str) -> Result<ClusterConnection> {
+        let failed_at = {
+            let c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(conn) = &c.live {
+                return Ok(conn.clone());
+            }
+            c.failed_at
+        };
+        if failed_at.is_some_and(|t| t.elapsed() < RECONNECT_AFTER) {
+            return Err(hot(doing, "Redis failed less than a second ago"));
+        }
+        let client = ClusterClientBuilder::new(self.cfg.redis.clone())
+            .connection_timeout(self.timeout())
+            .response_timeout(self.timeout())
+            .retries(1)
+            .build()
+            .map_err(|e| hot(doing, e))?;
+        let made = tokio::time::timeout(self.timeout() * 4, client.get_async_connection()).await;
+        let mut c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        match made {
+            Ok(Ok(conn)) => {
+                c.live = Some(conn.clone());
+                c.failed_at = None;
+                Ok(conn)
+            }
+            Ok(Err(e)) => {
+                c.failed_at = Some(Instant::now());
+                Err(hot(doing, e))
+            }
+            Err(_) => {
+                c.failed_at = Some(Instant::now());
+                Err(hot(doing, "connecting timed out"))
+            }
+        }
+    }
+
+    /// Forgets the connection after a failure, so the next request reconnects (and reads the
+    /// cluster's slots afresh, as after a failover).
+    fn failed(&self) {
+        self.counters.errors.fetch_add(1, Ordering::Relaxed);
+        let mut c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        c.live = None;
+        c.failed_at = Some(Instant::now());
+    }
+
+    /// Runs `f` on the connection within the timeout; on any failure counts it and drops the
+    /// connection.
+    async fn with_conn<T, F, Fut>(&self, doing: &str, f: F) -> Result<T>
+    where
+        F: FnOnce(ClusterConnection) -> Fut,
+        Fut: std::future::Future<Output = redis::RedisResult<T>>,
+    {
+        let conn = self.connection(doing).await.inspect_err(|_| {
+            self.counters.errors.fetch_add(1, Ordering::Relaxed);
+        })?;
+        match tokio::time::timeout(self.timeout(), f(conn)).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => {
+                self.failed();
+                Err(hot(doing, e))
+            }
+            Err(_) => {
+                self.failed();
+                Err(hot(doing, format!("no answer within {} ms", self.cfg.timeout_ms)))
+            }
+        }
+    }
+
+    /// The values of `keys`, grouped by partition (one `MGET` per group, all groups at once);
+    /// `None` for a group whose shard failed or did not answer in time (its keys go to the
+    /// cold tier; the others are still served).
+    pub async fn get(&self, groups: Vec<Vec<Vec<u8>>>) -> Result<Vec<Option<Vec<Option<Vec<u8>>>>>> {
+        let conn = self.connection("reading node slices").await.inspect_err(|_| {
+            self.counters.errors.fetch_add(1, Ordering::Relaxed);
+        })?;
+        let timeout = self.timeout();
+        let reads = groups.into_iter().map(|keys| {
+            let mut conn = conn.clone();
+            async move {
+                if keys.is_empty() {
+                    return Ok(Vec::new());
+                }
+                let mut cmd = redis::cmd("MGET");
+                cmd.arg(&keys);
+                match tokio::time::timeout(timeout, cmd.query_async::<Vec<Option<Vec<u8>>>>(&mut conn)).await {
+                    Ok(r) => r.map_err(|e| e.to_string()),
+                    Err(_) => Err(format!("no answer within {} ms", timeout.as_millis())),
+                }
+            }
+        });
+        let out = futures::future::join_all(reads).await;
+        let (mut hits, mut misses) = (0, 0);
+        let mut failures = Vec::new();
+        let out = out
+            .into_iter()
+            .map(|r| match r {
+                Ok(v) => {
+                    for x in &v {
+                        if x.is_some() {
+                            hits += 1;
+                        } else {
+                            misses += 1;
+                        }
+                    }
+                    Some(v)
+                }
+                Err(e) => {
+                    failures.push(e);
+                    None
+                }
+            })
+            .collect();
+        let c = &self.counters;
+        c.hits.fetch_add(hits, Ordering::Relaxed);
+        c.misses.fetch_add(misses, Ordering::Relaxed);
+        if let Some(first) = failures.first() {
+            // The client refreshes its slot map on connection errors and redirections, so the
+            // connection is kept: a failover shows up as a few failed groups, not an outage.
+            c.errors.fetch_add(failures.len() as u64, Ordering::Relaxed);
+            tracing::warn!(failed = failures.len(), error = %first, "hot tier reads failed; reading the cold tier");
+        }
+        Ok(out)
+    }
+
+    /// Writes entries, each group one partition's (so one shard's), in chunks of `MSET`.
+    /// Returns the bytes written (keys and values).
+    pub async fn put(&self, groups: Vec<Entries>) -> Result<u64> {
+        let chunks: Vec<Entries> = groups
+            .into_iter()
+            .flat_map(|g| {
+                let mut g = g.into_iter().peekable();
+                std::iter::from_fn(move || {
+                    g.peek()?;
+                    Some(g.by_ref().take(WRITE_CHUNK).collect::<Vec<_>>())
+                })
+            })
+            .collect();
+        let bytes: u64 = chunks.iter().flatten().map(|(k, v)| (k.len() + v.len()) as u64).sum();
+        let conn = self.connection("writing node slices").await.inspect_err(|_| {
+            self.counters.errors.fetch_add(1, Ordering::Relaxed);
+        })?;
+        let timeout = self.timeout();
+        let writes = stream::iter(chunks)
+            .map(|chunk| {
+                let mut conn = conn.clone();
+                async move {
+                    let mut cmd = redis::cmd("MSET");
+                    cmd.arg(&chunk);
+                    match tokio::time::timeout(timeout, cmd.query_async::<()>(&mut conn)).await {
+                        Ok(r) => r.map_err(|e| hot("writing node slices", e)),
+                        Err(_) => Err(hot("writing node slices", "timed out")),
+                    }
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await;
+        if let Err(e) = writes {
+            self.failed();
+            return Err(e);
+        }
+        Ok(bytes)
+    }
+
+    /// Deletes `keys` (grouped by partition). Returns how many existed.
+    pub async fn delete(&self, groups: Vec<Vec<Vec<u8>>>) -> Result<u64> {
+        let chunks: Vec<Vec<Vec<u8>>> = groups
+            .into_iter()
+            .flat_map(|g| g.chunks(WRITE_CHUNK).map(<[_]>::to_vec).collect::<Vec<_>>())
+            .collect();
+        self.with_conn("deleting node slices", |conn| async move {
+            stream::iter(chunks)
+                .map(|chunk| {
+                    let mut conn = conn.clone();
+                    async move { redis::cmd("DEL").arg(&chunk).query_async::<u64>(&mut conn).await }
+                })
+                .buffer_unordered(CONCURRENCY)
+                .try_fold(0u64, |a, n| async move { Ok(a + n) })
+                .await
+        })
+        .await
+    }
+
+    pub fn stats(&self) -> HotStats {
+        let c = &self.counters;
+        HotStats {
+            hits: c.hits.load(Ordering::Relaxed),
+            misses: c.misses.load(Ordering::Relaxed),
+            errors: c.errors.load(Ordering::Relaxed),
+            promoted_on_miss: c.promoted_on_miss.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Writes the slices of nodes just read from the cold tier, in the background.
+    pub fn promote_in_background(self: &Arc<Self>, rt: &tokio::runtime::Runtime, groups: Vec<Entries>) {
+        let n: u64 = groups.iter().map(|g| g.len() as u64).sum();
+        if n == 0 {
+            return;
+        }
+        self.counters.pending.fetch_add(1, Ordering::AcqRel);
+        let me = self.clone();
+        rt.spawn(async move {
+            match me.put(groups).await {
+                Ok(_) => {
+                    me.counters.promoted_on_miss.fetch_add(n, Ordering::Relaxed);
+                }
+                Err(e) => tracing::debug!(error = %e, "promotion on a miss failed; the next miss tries again"),
+            }
+            me.counters.pending.fetch_sub(1, Ordering::AcqRel);
+        });
+    }
+
+    /// Waits (up to `limit`) until the background promotions started so far have finished.
+    pub fn wait_promotions(&self, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        while self.counters.pending.load(Ordering::Acquire) > 0 {
+            if Instant::now() > until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        true
+    }
+}
+
+fn hot(doing: &str, why: impl std::fmt::Display) -> ClusterError {
+    ClusterError::Hot {
+        doing: doing.to_string(),
+        why: why.to_string(),
+    }
+}

@@ -1,0 +1,289 @@
+//! Moving data into and out of the hot tier: whole partitions (by hand or by temperature within
+//! the budget), single nodes, and eviction. The metadata records a partition as hot only after
+//! all its nodes were written, and no longer hot before any is deleted.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hopdb_core::NodeKey;
+
+use crate::cold::Partition;
+use crate::error::{ClusterError, Result};
+use crate::hot::{entry_key, Entries, HotStats, HotTier};
+use crate::slice;
+use crate::Cluster;
+
+/// Partitions read and written per step of a promotion (bounds the memory it holds).
+const PARTITIONS_PER_STEP: usize = 16;
+
+/// What a promotion did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PromoteReport {
+    /// Partitions whose every node was written.
+    pub partitions: usize,
+    /// Nodes written.
+    pub nodes: u64,
+    /// Bytes written (keys and values).
+    pub bytes: u64,
+    /// Wall time, reading the cold tier included.
+    pub seconds: f64,
+}
+
+/// What an eviction did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EvictReport {
+    /// Partitions no longer hot.
+    pub partitions: usize,
+    /// Redis entries deleted.
+    pub entries: u64,
+    /// Wall time.
+    pub seconds: f64,
+}
+
+impl Cluster {
+    fn hot_tier(&self) -> Result<&Arc<HotTier>> {
+        self.hot
+            .as_ref()
+            .ok_or_else(|| ClusterError::Config("no hot tier: the configuration has no [hot] section".into()))
+    }
+
+    /// The hot tier's counters on this query node (`None` without a hot tier).
+    pub fn hot_stats(&self) -> Option<HotStats> {
+        self.hot.as_ref().map(|h| h.stats())
+    }
+
+    /// Waits up to `limit` for the background promotions of earlier misses; false if some are
+    /// still running.
+    pub fn wait_promotions(&self, limit: Duration) -> bool {
+        self.hot.as_ref().is_none_or(|h| h.wait_promotions(limit))
+    }
+
+    /// The live generations of `parts`, decoded (from the cache or the cold tier); partitions
+    /// never loaded are left out.
+    fn live_partitions(&self, parts: &[u32]) -> Result<HashMap<u32, Arc<Partition>>> {
+        let live = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut out = HashMap::new();
+        let mut missing = Vec::new();
+        {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            for &p in parts {
+                let Some(Some((generation, prefix))) = live.get(p as usize) else {
+                    continue;
+                };
+                match cache.get(p, *generation) {
+                    Some(part) => {
+                        out.insert(p, part);
+                    }
+                    None => missing.push((p, *generation, prefix.clone())),
+                }
+            }
+        }
+        out.extend(self.fetch_cold(missing)?);
+        Ok(out)
+    }
+
+    /// Writes every node of the partitions `parts` to the hot tier and records them as hot.
+    /// Steps overlap: while one step's slices are written, the next is read and encoded.
+    pub fn promote_partitions(&self, parts: &[u32]) -> Result<PromoteReport> {
+        let hot = self.hot_tier()?;
+        let started = Instant::now();
+        let mut report = PromoteReport::default();
+        let mut writing: Option<(tokio::task::JoinHandle<Result<u64>>, Vec<Promoted>)> = None;
+        for step in parts.chunks(PARTITIONS_PER_STEP) {
+            let held: Vec<(u32, Arc<Partition>)> = self.live_partitions(step)?.into_iter().collect();
+            let encoded = encode_in_parallel(&held);
+            if let Some((w, done)) = writing.take() {
+                self.finish_step(w, done, &mut report)?;
+            }
+            let done = encoded.iter().map(|(d, _)| *d).collect();
+            let groups = encoded.into_iter().map(|(_, g)| g).collect();
+            let hot = hot.clone();
+            writing = Some((self.rt.spawn(async move { hot.put(groups).await }), done));
+        }
+        if let Some((w, done)) = writing {
+            self.finish_step(w, done, &mut report)?;
+        }
+        report.seconds = started.elapsed().as_secs_f64();
+        Ok(report)
+    }
+
+    /// Waits for a step's writes, then records its partitions as hot.
+    fn finish_step(
+        &self,
+        w: tokio::task::JoinHandle<Result<u64>>,
+        done: Vec<Promoted>,
+        report: &mut PromoteReport,
+    ) -> Result<()> {
+        report.bytes += self.rt.block_on(w).map_err(|e| ClusterError::Hot {
+            doing: "writing node slices".into(),
+            why: e.to_string(),
+        })??;
+        self.meta()?.mark_hot(&done)?;
+        report.partitions += done.len();
+        report.nodes += done.iter().map(|d| d.nodes).sum::<u64>();
+        Ok(())
+    }
+
+    /// Writes the given nodes' slices to the hot tier (one-vertex promotion). Returns how many
+    /// existed and were written.
+    pub fn promote_nodes(&self, keys: &[NodeKey]) -> Result<usize> {
+        let hot = self.hot_tier()?;
+        let located: Vec<_> = keys.iter().map(|k| self.locate(k)).collect();
+        let mut parts: Vec<u32> = located.iter().map(|l| l.part).collect();
+        parts.sort_unstable();
+        parts.dedup();
+        let held = self.live_partitions(&parts)?;
+        let mut groups: HashMap<u32, Entries> = HashMap::new();
+        for l in &located {
+            if let Some(part) = held.get(&l.part) {
+                if let Some(v) = slice::encode(part, &l.enc) {
+                    groups
+                        .entry(l.part)
+                        .or_default()
+                        .push((entry_key(l.part, part.generation, &l.enc), v));
+                }
+            }
+        }
+        let n = groups.values().map(Vec::len).sum();
+        self.rt.block_on(hot.put(groups.into_values().collect()))?;
+        Ok(n)
+    }
+
+    /// Deletes every node of the partitions `parts` from the hot tier (their live generation and
+    /// the one last promoted) and records them as not hot.
+    pub fn evict_partitions(&self, parts: &[u32]) -> Result<EvictReport> {
+        let hot = self.hot_tier()?;
+        let started = Instant::now();
+        let status = self.status()?;
+        let mut report = EvictReport::default();
+        for step in parts.chunks(PARTITIONS_PER_STEP) {
+            // Not hot first, so no reader counts on what is about to go.
+            {
+                let mut meta = self.meta()?;
+                for &p in step {
+                    meta.mark_evicted(p)?;
+                }
+            }
+            let held = self.live_partitions(step)?;
+            let mut groups = Vec::new();
+            for (&p, part) in &held {
+                let mut generations = vec![part.generation];
+                if let Some(s) = status.get(p as usize) {
+                    if s.hot_generation != 0 && s.hot_generation != part.generation {
+                        generations.push(s.hot_generation);
+                    }
+                }
+                for g in generations {
+                    groups.push(part.node_keys().map(|k| entry_key(p, g, k)).collect());
+                }
+            }
+            report.entries += self.rt.block_on(hot.delete(groups))?;
+            report.partitions += step.len();
+        }
+        report.seconds = started.elapsed().as_secs_f64();
+        Ok(report)
+    }
+
+    /// Fills the hot tier's budget with the hottest partitions (by temperature; partitions
+    /// never read are left cold) and evicts the hot ones that no longer fit.
+    pub fn promote_auto(&self) -> Result<(PromoteReport, EvictReport)> {
+        let budget = self.hot_tier()?.budget_bytes();
+        self.flush_access()?;
+        let mut status = self.status()?;
+        status.retain(|s| s.generation != 0);
+        status.sort_by(|a, b| b.temperature.total_cmp(&a.temperature));
+        let started = Instant::now();
+        let mut promoted = PromoteReport::default();
+        let mut keep = HashSet::new();
+        let mut used = 0u64;
+        for s in status.iter().filter(|s| s.temperature > 0.0) {
+            if s.is_hot() {
+                if used + s.hot_bytes > budget {
+                    break;
+                }
+                used += s.hot_bytes;
+                keep.insert(s.partition);
+                continue;
+            }
+            let held = self.live_partitions(&[s.partition])?;
+            let Some(part) = held.get(&s.partition) else {
+                continue;
+            };
+            let entries = slice_entries(s.partition, part);
+            let bytes: u64 = entries.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum();
+            if used + bytes > budget {
+                break;
+            }
+            let nodes = entries.len() as u64;
+            promoted.bytes += self.rt.block_on(self.hot_tier()?.put(vec![entries]))?;
+            self.meta()?.mark_hot(&[Promoted {
+                partition: s.partition,
+                generation: part.generation,
+                nodes,
+                bytes,
+            }])?;
+            promoted.partitions += 1;
+            promoted.nodes += nodes;
+            used += bytes;
+            keep.insert(s.partition);
+        }
+        promoted.seconds = started.elapsed().as_secs_f64();
+        let evict: Vec<u32> = self
+            .status()?
+            .iter()
+            .filter(|s| s.hot_generation != 0 && !keep.contains(&s.partition))
+            .map(|s| s.partition)
+            .collect();
+        let evicted = self.evict_partitions(&evict)?;
+        Ok((promoted, evicted))
+    }
+}
+
+/// A partition whose every node was written to the hot tier.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Promoted {
+    pub partition: u32,
+    pub generation: u64,
+    pub nodes: u64,
+    pub bytes: u64,
+}
+
+/// The entries of each partition, encoded on every core.
+fn encode_in_parallel(held: &[(u32, Arc<Partition>)]) -> Vec<(Promoted, Entries)> {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(held.len().max(1));
+    let per = held.len().div_ceil(threads);
+    std::thread::scope(|s| {
+        let parts: Vec<_> = held
+            .chunks(per.max(1))
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(p, part)| {
+                            let entries = slice_entries(*p, part);
+                            let bytes = entries.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum();
+                            let d = Promoted {
+                                partition: *p,
+                                generation: part.generation,
+                                nodes: entries.len() as u64,
+                                bytes,
+                            };
+                            (d, entries)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts.into_iter().flat_map(|t| t.join().unwrap_or_default()).collect()
+    })
+}
+
+/// Every node of a partition as hot-tier entries (key, slice).
+fn slice_entries(p: u32, part: &Partition) -> Entries {
+    part.node_keys()
+        .filter_map(|k| slice::encode(part, k).map(|v| (entry_key(p, part.generation, k), v)))
+        .collect()
+}

@@ -1,0 +1,306 @@
+//! One node's slice of a partition (its labels, properties and adjacency rows) as a single
+//! value: what the hot tier stores per node, so a hop from a hot node is one read. Reads answer
+//! from a slice or from a whole partition through the same [`NodeRows`] interface.
+//!
+//! The encoding: a version byte, then the labels, the property bytes (the store's encoding)
+//! and the rows, each `dir, type, other, id, weight, props`, in the partition's row order; all
+//! lengths as LEB128 varints. Decoding checks every length, so a damaged value is an error,
+//! never a wrong answer.
+
+use std::ops::Range;
+
+use bytes::Bytes;
+use hopdb_core::{codec, Direction, Edge, Node, NodeKey};
+
+use crate::cold::{Partition, RowDir, TypeNames};
+use crate::error::{ClusterError, Result};
+
+const VERSION: u8 = 1;
+
+/// What reads need from whatever holds a node's rows: a decoded partition or a node slice.
+pub(crate) trait NodeRows {
+    /// The node with this encoded key, if held here.
+    fn node(&self, key: &[u8]) -> Result<Option<Node>>;
+    /// Whether the node with this encoded key is held here.
+    fn has_node(&self, key: &[u8]) -> bool;
+    /// Visits every row of the node (of type `ty` if given) with its direction.
+    fn for_each_raw_row(&self, key: &[u8], ty: Option<&str>, f: &mut dyn FnMut(usize, RowDir));
+    /// The encoded neighbour key of row `i`.
+    fn other(&self, i: usize) -> &[u8];
+    /// The weight of row `i` (1.0 when unweighted, as degree sums count it).
+    fn weight_or_one(&self, i: usize) -> f64;
+    /// Row `i` of `node` as the store's `Edge` (an `in` row's source is the neighbour).
+    fn edge(&self, i: usize, node: &NodeKey, types: &mut TypeNames) -> Result<Edge>;
+
+    /// Visits the rows of the node listed in direction `dir` (of type `ty` if given), as the
+    /// store lists them: `Out` the out and undirected rows, `In` the in and undirected rows,
+    /// `Both` all of them but the `in` row of a directed self-loop (listed once).
+    fn for_each_row(&self, key: &[u8], dir: Direction, ty: Option<&str>, f: &mut dyn FnMut(usize)) {
+        self.for_each_raw_row(key, ty, &mut |i, d| {
+            let keep = match dir {
+                Direction::Out => d != RowDir::In,
+                Direction::In => d != RowDir::Out,
+                Direction::Both => d != RowDir::In || self.other(i) != key,
+            };
+            if keep {
+                f(i);
+            }
+        });
+    }
+}
+
+/// Encodes the slice of the node with encoded key `key` from a decoded partition; `None` when
+/// the partition does not hold it.
+pub(crate) fn encode(p: &Partition, key: &[u8]) -> Option<Vec<u8>> {
+    let (labels, props) = p.node_parts(key)?;
+    let mut out = Vec::with_capacity(64);
+    out.push(VERSION);
+    put_len(&mut out, labels.len());
+    for l in &labels {
+        put_bytes(&mut out, l.as_bytes());
+    }
+    put_bytes(&mut out, props);
+    let mut rows = Vec::new();
+    p.for_each_raw_row(key, None, &mut |i, d| rows.push((i, d)));
+    put_len(&mut out, rows.len());
+    for (i, d) in rows {
+        let r = p.row(i);
+        out.push(d as u8);
+        put_bytes(&mut out, r.ty.as_bytes());
+        put_bytes(&mut out, r.other);
+        out.extend_from_slice(&r.id.to_le_bytes());
+        match r.weight {
+            Some(w) => {
+                out.push(1);
+                out.extend_from_slice(&w.to_le_bytes());
+            }
+            None => out.push(0),
+        }
+        put_bytes(&mut out, r.props);
+    }
+    Some(out)
+}
+
+/// The fields of one row, borrowed from a partition.
+pub(crate) struct RowRef<'a> {
+    pub ty: &'a str,
+    pub other: &'a [u8],
+    pub id: u64,
+    pub weight: Option<f64>,
+    pub props: &'a [u8],
+}
+
+struct SliceRow {
+    dir: RowDir,
+    ty: Range<usize>,
+    other: Range<usize>,
+    id: u64,
+    weight: Option<f64>,
+    props: Range<usize>,
+}
+
+/// A node's slice, decoded: ranges into the value it came from.
+pub(crate) struct NodeSlice {
+    key: Vec<u8>,
+    buf: Bytes,
+    labels: Vec<Range<usize>>,
+    props: Range<usize>,
+    rows: Vec<SliceRow>,
+}
+
+impl NodeSlice {
+    /// Decodes the slice of the node with encoded key `key`; `what` names it in errors.
+    pub fn decode(key: &[u8], buf: Bytes, what: &str) -> Result<NodeSlice> {
+        let bad = |why: &str| ClusterError::Corrupt {
+            object: what.to_string(),
+            why: why.to_string(),
+        };
+        let mut r = Reader { buf: &buf, at: 0 };
+        if r.byte().ok_or_else(|| bad("empty"))? != VERSION {
+            return Err(bad("unknown slice version"));
+        }
+        let n = r.len().ok_or_else(|| bad("truncated labels"))?;
+        let mut labels = Vec::with_capacity(n.min(64));
+        for _ in 0..n {
+            let l = r.bytes().ok_or_else(|| bad("truncated label"))?;
+            std::str::from_utf8(&buf[l.clone()]).map_err(|_| bad("label not UTF-8"))?;
+            labels.push(l);
+        }
+        let props = r.bytes().ok_or_else(|| bad("truncated properties"))?;
+        let n = r.len().ok_or_else(|| bad("truncated rows"))?;
+        let mut rows = Vec::with_capacity(n.min(1 << 16));
+        for _ in 0..n {
+            let dir = match r.byte() {
+                Some(0) => RowDir::Out,
+                Some(1) => RowDir::In,
+                Some(2) => RowDir::Undirected,
+                _ => return Err(bad("bad row direction")),
+            };
+            let ty = r.bytes().ok_or_else(|| bad("truncated row type"))?;
+            std::str::from_utf8(&buf[ty.clone()]).map_err(|_| bad("row type not UTF-8"))?;
+            let other = r.bytes().ok_or_else(|| bad("truncated row key"))?;
+            let id = u64::from_le_bytes(r.fixed::<8>().ok_or_else(|| bad("truncated row id"))?);
+            let weight = match r.byte() {
+                Some(0) => None,
+                Some(1) => Some(f64::from_le_bytes(
+                    r.fixed::<8>().ok_or_else(|| bad("truncated weight"))?,
+                )),
+                _ => return Err(bad("bad weight flag")),
+            };
+            let props = r.bytes().ok_or_else(|| bad("truncated row properties"))?;
+            rows.push(SliceRow {
+                dir,
+                ty,
+                other,
+                id,
+                weight,
+                props,
+            });
+        }
+        if r.at != buf.len() {
+            return Err(bad("trailing bytes"));
+        }
+        Ok(NodeSlice {
+            key: key.to_vec(),
+            buf,
+            labels,
+            props,
+            rows,
+        })
+    }
+
+    fn str(&self, r: &Range<usize>) -> &str {
+        // Checked as UTF-8 when decoded.
+        std::str::from_utf8(&self.buf[r.clone()]).unwrap_or_default()
+    }
+}
+
+impl NodeRows for NodeSlice {
+    fn node(&self, key: &[u8]) -> Result<Option<Node>> {
+        if key != self.key {
+            return Ok(None);
+        }
+        Ok(Some(Node {
+            key: codec::decode_key(key)?,
+            labels: self.labels.iter().map(|l| self.str(l).to_string()).collect(),
+            props: codec::decode_props(&self.buf[self.props.clone()])?,
+        }))
+    }
+
+    fn has_node(&self, key: &[u8]) -> bool {
+        key == self.key
+    }
+
+    fn for_each_raw_row(&self, key: &[u8], ty: Option<&str>, f: &mut dyn FnMut(usize, RowDir)) {
+        if key != self.key {
+            return;
+        }
+        for (i, r) in self.rows.iter().enumerate() {
+            if ty.is_none_or(|t| self.str(&r.ty) == t) {
+                f(i, r.dir);
+            }
+        }
+    }
+
+    fn other(&self, i: usize) -> &[u8] {
+        &self.buf[self.rows[i].other.clone()]
+    }
+
+    fn weight_or_one(&self, i: usize) -> f64 {
+        self.rows[i].weight.unwrap_or(1.0)
+    }
+
+    fn edge(&self, i: usize, node: &NodeKey, types: &mut TypeNames) -> Result<Edge> {
+        let r = &self.rows[i];
+        let other = codec::decode_key(self.other(i))?;
+        let (src, dst) = if r.dir == RowDir::In {
+            (other, node.clone())
+        } else {
+            (node.clone(), other)
+        };
+        Ok(Edge {
+            src,
+            ty: types.intern(self.str(&r.ty)),
+            dst,
+            id: r.id,
+            weight: r.weight,
+            props: codec::decode_props(&self.buf[r.props.clone()])?,
+        })
+    }
+}
+
+fn put_len(out: &mut Vec<u8>, mut n: usize) {
+    loop {
+        let b = (n & 0x7f) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_len(out, b.len());
+    out.extend_from_slice(b);
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn byte(&mut self) -> Option<u8> {
+        let b = *self.buf.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn len(&mut self) -> Option<usize> {
+        let mut n = 0usize;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= usize::from(b & 0x7f).checked_shl(shift)?;
+            if b & 0x80 == 0 {
+                return Some(n);
+            }
+        }
+        None
+    }
+
+    fn bytes(&mut self) -> Option<Range<usize>> {
+        let n = self.len()?;
+        let end = self.at.checked_add(n).filter(|&e| e <= self.buf.len())?;
+        let r = self.at..end;
+        self.at = end;
+        Some(r)
+    }
+
+    fn fixed<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let r = self.buf.get(self.at..self.at + N)?;
+        self.at += N;
+        r.try_into().ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_slices_are_errors() {
+        // A node with no labels, empty properties and no rows.
+        let good = vec![VERSION, 0, 0, 0];
+        assert!(NodeSlice::decode(b"k", Bytes::from(good.clone()), "t").is_ok());
+        for cut in 0..good.len() {
+            assert!(NodeSlice::decode(b"k", Bytes::from(good[..cut].to_vec()), "t").is_err());
+        }
+        let mut trailing = good.clone();
+        trailing.push(0);
+        assert!(NodeSlice::decode(b"k", Bytes::from(trailing), "t").is_err());
+        // A row count far beyond the value's length.
+        assert!(NodeSlice::decode(b"k", Bytes::from(vec![VERSION, 0, 0, 0xff, 0xff, 0x03]), "t").is_err());
+    }
+}
