@@ -71,6 +71,40 @@ pub enum ClusterCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Copy the whole live graph (every partition's files and a manifest) to object storage:
+    /// a directory (file:///dir) or S3 (s3://bucket/prefix, with the [cold] section's S3
+    /// settings). Reports GB/s per worker.
+    Snapshot {
+        /// The cluster configuration.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// Where to write the snapshot.
+        #[arg(long, value_name = "URL")]
+        to: String,
+        /// Copies in flight at once.
+        #[arg(long, value_name = "N", default_value_t = 8)]
+        workers: usize,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replace the live graph with a snapshot: its files are copied in as a new generation of
+    /// every partition (sizes checked against its manifest) and go live at once; a failed
+    /// restore leaves the live graph as it was. The partition count must match.
+    Restore {
+        /// The cluster configuration.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// The snapshot's URL.
+        #[arg(long, value_name = "URL")]
+        from: String,
+        /// Copies in flight at once.
+        #[arg(long, value_name = "N", default_value_t = 8)]
+        workers: usize,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show the cluster: partitions, live generation, node and edge counts, edge types, the
     /// hot tier's share and the hottest partitions (reads, decayed by a half-life of an hour).
     Status {
@@ -122,7 +156,71 @@ pub fn run(cmd: &ClusterCmd) -> Result<()> {
             all,
             json,
         } => evict(config, partitions, *all, *json),
+        ClusterCmd::Snapshot {
+            config,
+            to,
+            workers,
+            json,
+        } => copy(config, Copy::Snapshot(to), *workers, *json),
+        ClusterCmd::Restore {
+            config,
+            from,
+            workers,
+            json,
+        } => copy(config, Copy::Restore(from), *workers, *json),
     }
+}
+
+enum Copy<'a> {
+    Snapshot(&'a str),
+    Restore(&'a str),
+}
+
+fn copy(config: &Path, what: Copy, workers: usize, as_json: bool) -> Result<()> {
+    let cluster = Cluster::open(read_config(config)?)?;
+    let spinner = ProgressBar::new_spinner();
+    if as_json {
+        spinner.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let (r, verb, url) = match what {
+        Copy::Snapshot(to) => {
+            spinner.set_message(format!("copying the graph to {to}"));
+            let r = cluster
+                .snapshot(to, workers)
+                .with_context(|| format!("taking a snapshot to {to}"))?;
+            (r, "snapshot of", to)
+        }
+        Copy::Restore(from) => {
+            spinner.set_message(format!("restoring from {from}"));
+            let r = cluster
+                .restore(from, workers)
+                .with_context(|| format!("restoring {from}"))?;
+            (r, "restored", from)
+        }
+    };
+    spinner.finish_and_clear();
+    let per_worker = r.bytes_per_second_per_worker();
+    if as_json {
+        println!(
+            "{}",
+            json!({"partitions": r.partitions, "nodes": r.nodes, "edges": r.edges, "bytes": r.bytes,
+                   "seconds": r.seconds, "workers": r.workers, "generation": r.generation,
+                   "bytes_per_second_per_worker": per_worker})
+        );
+    } else {
+        println!(
+            "{verb} {} partitions ({} nodes, {} edges), {} in {:.2} s at {url}: {:.3} GB/s per worker ({} workers)",
+            r.partitions,
+            r.nodes,
+            r.edges,
+            human(r.bytes),
+            r.seconds,
+            per_worker / 1e9,
+            r.workers
+        );
+    }
+    Ok(())
 }
 
 fn promote(config: &Path, partitions: &[u32], auto: bool, as_json: bool) -> Result<()> {

@@ -114,6 +114,19 @@ fn init_load_status_against_the_store() {
         "{out}"
     );
 
+    // A snapshot and its restore: the same counts, a new generation.
+    let snap = format!("file://{}", s(&tmp.path().join("snap")));
+    let (ok, out, err) = hopdb(&["cluster", "snapshot", "--config", s(&config), "--to", &snap, "--json"]);
+    assert!(ok, "{err}");
+    let taken: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((&taken["nodes"], &taken["partitions"]), (&stats["nodes"], &32.into()));
+    let (ok, out, err) = hopdb(&["cluster", "restore", "--config", s(&config), "--from", &snap]);
+    assert!(ok && out.contains("GB/s per worker"), "{out}{err}");
+    let after: serde_json::Value =
+        serde_json::from_str(&hopdb(&["cluster", "status", "--config", s(&config), "--json"]).1).unwrap();
+    assert_eq!((&after["nodes"], &after["edges"]), (&stats["nodes"], &stats["edges"]));
+    assert_ne!(after["generations"], status["generations"]);
+
     // Mistakes: a bad cold URL, a missing file, an uninitialised database.
     std::fs::write(
         &config,

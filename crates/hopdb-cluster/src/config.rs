@@ -11,6 +11,8 @@
 //! # allow_http = true                    #   an endpoint without TLS
 //! # access_key_id = "..."                #   else AWS_ACCESS_KEY_ID and the rest of the
 //! # secret_access_key = "..."            #   AWS_* environment, as the AWS tools read it
+//! # timeout_ms = 30000                   #   per request, then an error
+//! # retries = 3                          #   of a failed or timed-out request
 //! # url = "memory:"                      # in this handle only (tests)
 //!
 //! [metadata]
@@ -82,7 +84,7 @@ fn default_timeout_ms() -> u64 {
 }
 
 /// The cold tier: an object store.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ColdConfig {
     /// `file:///absolute/dir`, `s3://bucket[/prefix]` or `memory:`.
@@ -102,6 +104,20 @@ pub struct ColdConfig {
     /// S3: the secret access key (else `AWS_SECRET_ACCESS_KEY`).
     #[serde(default)]
     pub secret_access_key: Option<String>,
+    /// S3: how long one request may take (and connecting, at most 5 s of it).
+    #[serde(default = "default_request_timeout_ms")]
+    pub timeout_ms: u64,
+    /// S3: how many times a failed or timed-out request is retried (with backoff).
+    #[serde(default = "default_retries")]
+    pub retries: usize,
+}
+
+fn default_request_timeout_ms() -> u64 {
+    30_000
+}
+
+fn default_retries() -> usize {
+    3
 }
 
 /// The metadata database.

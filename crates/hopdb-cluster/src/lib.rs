@@ -34,6 +34,7 @@ mod partition;
 mod promote;
 mod read;
 mod slice;
+mod snapshot;
 
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
@@ -47,6 +48,7 @@ pub use meta::PartitionStatus;
 pub use partition::{partition_of, partition_of_encoded, DEFAULT_PARTITIONS, MAX_PARTITIONS};
 pub use promote::{EvictReport, PromoteReport};
 pub use read::CacheStats;
+pub use snapshot::CopyReport;
 
 use meta::Metadata;
 
@@ -138,7 +140,9 @@ impl Cluster {
     }
 
     fn meta(&self) -> Result<MutexGuard<'_, Metadata>> {
-        Ok(self.meta.lock().unwrap_or_else(|e| e.into_inner()))
+        let mut m = self.meta.lock().unwrap_or_else(|e| e.into_inner());
+        m.revive()?;
+        Ok(m)
     }
 }
 
@@ -166,7 +170,18 @@ fn object_store_for(cold: &ColdConfig) -> Result<Arc<dyn ObjectStore>> {
             if let Some(k) = &cold.secret_access_key {
                 b = b.with_secret_access_key(k);
             }
+            let timeout = std::time::Duration::from_millis(cold.timeout_ms.max(1));
+            let client = object_store::ClientOptions::new()
+                .with_timeout(timeout)
+                .with_connect_timeout(timeout.min(std::time::Duration::from_secs(5)));
+            let retry = object_store::RetryConfig {
+                max_retries: cold.retries,
+                retry_timeout: timeout * (cold.retries as u32 + 1),
+                ..object_store::RetryConfig::default()
+            };
             let s3 = b
+                .with_client_options(client)
+                .with_retry(retry)
                 .with_allow_http(cold.allow_http)
                 .build()
                 .map_err(|e| ClusterError::Config(format!("cold tier s3://{bucket}: {e}")))?;

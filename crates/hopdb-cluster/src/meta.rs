@@ -100,12 +100,36 @@ pub(crate) struct Written {
 /// A connection to the metadata database.
 pub(crate) struct Metadata {
     client: Client,
+    conn: String,
+    used: std::time::Instant,
 }
+
+/// After this long unused, a connection is checked before use (and made again if the server
+/// restarted or dropped it).
+const CHECK_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Metadata {
     pub fn connect(conn: &str) -> Result<Metadata> {
         let client = Client::connect(conn, NoTls).map_err(meta("connecting"))?;
-        Ok(Metadata { client })
+        Ok(Metadata {
+            client,
+            conn: conn.to_string(),
+            used: std::time::Instant::now(),
+        })
+    }
+
+    /// Makes sure the connection works, connecting again if it was lost (a PostgreSQL restart
+    /// or failover): checked when it sat unused for a second, or is known to be closed.
+    pub fn revive(&mut self) -> Result<()> {
+        let idle = self.used.elapsed() >= CHECK_AFTER;
+        self.used = std::time::Instant::now();
+        let lost = self.client.is_closed() || (idle && self.client.simple_query("").is_err());
+        if !lost {
+            return Ok(());
+        }
+        tracing::info!("the metadata connection was lost; connecting again");
+        self.client = Client::connect(&self.conn, NoTls).map_err(meta("connecting again"))?;
+        Ok(())
     }
 
     /// Creates the schema and the partitions' rows; a second init with the same settings does
@@ -378,6 +402,29 @@ impl Metadata {
             tx.commit().map_err(meta("recording a written partition"))?;
             done += 1;
         }
+    }
+
+    /// Records partitions of a load as written by this process (a restore: one writer, no claims).
+    pub fn record_written(&mut self, load: u64, written: &[(u32, Written)]) -> Result<()> {
+        let parts: Vec<i32> = written.iter().map(|(p, _)| *p as i32).collect();
+        let keys: Vec<&str> = written.iter().map(|(_, w)| w.object_key.as_str()).collect();
+        let nodes: Vec<i64> = written.iter().map(|(_, w)| w.vertex_count as i64).collect();
+        let edges: Vec<i64> = written.iter().map(|(_, w)| w.edge_count as i64).collect();
+        let n = self
+            .client
+            .execute(
+                "UPDATE partition_loads l SET state = 'written', object_key = a.k, vertex_count = a.n, edge_count = a.e \
+                 FROM unnest($2::int[], $3::text[], $4::int8[], $5::int8[]) AS a(p, k, n, e) \
+                 WHERE l.load_id = $1 AND l.partition_id = a.p",
+                &[&(load as i64), &parts, &keys, &nodes, &edges],
+            )
+            .map_err(meta("recording restored partitions"))?;
+        if n != written.len() as u64 {
+            return Err(ClusterError::State(format!(
+                "load {load} was abandoned (a newer load started) while it was being restored"
+            )));
+        }
+        Ok(())
     }
 
     /// Makes the load's generations live, all in one transaction, with its edge types.

@@ -362,3 +362,126 @@ fn the_cold_tier_on_an_s3_compatible_server() {
     );
     assert!(second.generation > first.generation);
 }
+
+#[test]
+fn snapshot_and_restore_bring_back_the_whole_graph() {
+    let Some(pg) = server() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let a = new_cluster(&pg, "snap_a", &tmp.path().join("cold_a"), 7);
+    load(&a, &g, 2);
+    let snap = format!("file://{}", tmp.path().join("snap").display());
+    let report = a.snapshot(&snap, 4).unwrap();
+    assert_eq!(
+        (report.partitions, report.nodes, report.edges),
+        (7, 40, g.edge_count().unwrap())
+    );
+    assert!(report.bytes > 0 && report.bytes_per_second_per_worker() > 0.0);
+    assert!(tmp.path().join("snap/manifest.json").is_file());
+
+    // Into a fresh cluster with the same partition count: the same graph, every answer.
+    let b = new_cluster(&pg, "snap_b", &tmp.path().join("cold_b"), 7);
+    let restored = b.restore(&snap, 4).unwrap();
+    assert_eq!((restored.nodes, restored.bytes), (40, report.bytes));
+    assert_eq!(assert_same_graph(&g, &b), 40);
+    assert_counts(&g, &b);
+    assert_eq!(b.edge_types().unwrap(), a.edge_types().unwrap());
+
+    // Over a changed graph: the snapshot's state comes back and the replaced files go.
+    let changed = shapes();
+    let mut w = changed.write().unwrap();
+    w.delete_node("n2").unwrap();
+    w.commit().unwrap();
+    load(&a, &changed, 2);
+    assert_eq!(a.node(&"n2".into()).unwrap(), None);
+    a.restore(&snap, 2).unwrap();
+    assert_eq!(assert_same_graph(&g, &a), 40);
+    assert_eq!(cold_files(&tmp.path().join("cold_a")).len(), 14, "one generation left");
+
+    // Refused: another partition count, a damaged snapshot, no snapshot at all; the live
+    // graph stays as it was each time.
+    let c = new_cluster(&pg, "snap_c", &tmp.path().join("cold_c"), 8);
+    let e = c.restore(&snap, 2).unwrap_err().to_string();
+    assert!(e.contains("7 partitions, this cluster 8"), "{e}");
+    let victim = tmp.path().join("snap/p0003/edges.parquet");
+    let bytes = std::fs::read(&victim).unwrap();
+    std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+    let e = b.restore(&snap, 2).unwrap_err().to_string();
+    assert!(e.contains("p0003") && e.contains("the manifest says"), "{e}");
+    assert_eq!(assert_same_graph(&g, &b), 40);
+    let e = b
+        .restore(&format!("file://{}", tmp.path().join("nothing").display()), 2)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("manifest.json"), "{e}");
+    assert_eq!(assert_same_graph(&g, &b), 40);
+}
+
+#[test]
+fn a_postgresql_restart_is_survived() {
+    let Some(pg) = server() else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let c = new_cluster(&pg, "pg_restart", cold.path(), 7);
+    load(&c, &g, 2);
+    c.clear_cache();
+    pg.restart().unwrap();
+    // Reads need no metadata; the next metadata calls connect again by themselves.
+    assert_eq!(assert_same_graph(&g, &c), 40);
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    assert_eq!(c.status().unwrap().len(), 7);
+    c.refresh().unwrap();
+    c.flush_access().unwrap();
+    pg.restart().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    load(&c, &g, 2);
+    assert_eq!(assert_same_graph(&g, &c), 40);
+}
+
+#[test]
+fn object_store_faults_are_clean_errors_and_reads_resume() {
+    use hopdb_testdata::proxy::{Fault, FaultProxy};
+    let Some(pg) = server() else { return };
+    let s3 = match hopdb_testdata::s3::PrivateS3::start("hopdb-faults") {
+        Ok(s) => s,
+        Err(why) => return eprintln!("SKIPPED: {why}"),
+    };
+    // The cluster reaches the S3 server through a proxy that drops or stalls its traffic.
+    let proxy = FaultProxy::start(s3.port).unwrap();
+    let cfg = ClusterConfig::parse(&format!(
+        "partitions = 8\n[cold]\nurl = \"s3://hopdb-faults/kg\"\nendpoint = \"http://127.0.0.1:{}\"\n\
+         region = \"us-east-1\"\nallow_http = true\naccess_key_id = \"test\"\nsecret_access_key = \"test\"\n\
+         timeout_ms = 500\nretries = 1\n[metadata]\npostgres = \"{}\"\n[cache]\nmemory_mb = 0\n",
+        proxy.port,
+        pg.create_database("faults").unwrap()
+    ))
+    .unwrap();
+    assert!(Cluster::init(&cfg).unwrap());
+    let c = Cluster::open(cfg).unwrap();
+    let g = shapes();
+    load(&c, &g, 2);
+    assert_same_graph(&g, &c);
+
+    for fault in [Fault::Reset, Fault::Stall] {
+        proxy.set(fault);
+        let started = std::time::Instant::now();
+        let e = c.node(&"n5".into()).unwrap_err();
+        assert!(
+            matches!(e, ClusterError::ObjectStore { .. }) && e.to_string().contains("reading p"),
+            "{fault:?}: {e}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(10),
+            "{fault:?}: the error took {:?}",
+            started.elapsed()
+        );
+        // A load that cannot write fails and leaves the live graph as it was.
+        let changed = shapes();
+        let mut w = changed.write().unwrap();
+        w.delete_node("n2").unwrap();
+        w.commit().unwrap();
+        assert!(c.load_from(&changed, &LoadOptions::default()).is_err(), "{fault:?}");
+        proxy.set(Fault::Pass);
+        assert_same_graph(&g, &c);
+    }
+}

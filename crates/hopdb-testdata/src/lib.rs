@@ -7,7 +7,9 @@
 //! calling test by panicking. It needs none today: [`datasets`] reports a missing directory as
 //! `None` so the caller can skip.
 
+pub mod minio;
 pub mod postgres;
+pub mod proxy;
 pub mod redis;
 pub mod s3;
 pub mod sampling;
@@ -47,4 +49,11 @@ pub fn datasets() -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// A number that differs between calls, for names of private servers' directories.
+pub(crate) fn unique() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
 }

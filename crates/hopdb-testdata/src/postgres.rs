@@ -3,6 +3,7 @@
 //! runs as the `postgres` user (PostgreSQL refuses root). Binaries come from `$PG_BIN`, Debian's
 //! `/usr/lib/postgresql/*/bin`, or `pg_config --bindir`; `scripts/setup.sh` installs them.
 
+use crate::unique;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -107,6 +108,19 @@ impl PrivateServer {
         Ok(format!("host=127.0.0.1 port={} user={USER} dbname={name}", self.port))
     }
 
+    /// Restarts the server (`pg_ctl restart -m immediate`: every connection is cut, as in a
+    /// crash or failover), waiting until it accepts connections again.
+    pub fn restart(&self) -> Result<(), String> {
+        run(self
+            .command("pg_ctl")
+            .arg("-D")
+            .arg(self.root.join("data"))
+            .arg("-l")
+            .arg(self.root.join("server.log"))
+            .args(["-m", "immediate", "-w", "-t", "60", "restart"]))?;
+        Ok(())
+    }
+
     fn command(&self, tool: &str) -> Command {
         let exe = self.bin.join(tool);
         let exe = if exe.exists() { exe } else { PathBuf::from(tool) };
@@ -175,10 +189,4 @@ fn free_port() -> Result<u16, String> {
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
         .map_err(|e| format!("finding a free port: {e}"))
-}
-
-fn unique() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos())
 }

@@ -5,6 +5,7 @@
 //! two primaries where `redis-cli --cluster create` wants three). Debian's `redis-server` and
 //! `redis-cli` (`scripts/setup.sh` installs them).
 
+use crate::unique;
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -225,10 +226,4 @@ fn free_port_pair(taken: &[u16]) -> Result<u16, String> {
         }
     }
     Err("no free port pair (port and port + 10000) for a Redis Cluster node".into())
-}
-
-fn unique() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos())
 }

@@ -10,7 +10,7 @@
 //! query nodes, eviction, one-vertex promotion and the memo's mixed hot/cold access.
 //!
 //! `cargo run --release -p hopdb-cluster --example cluster_bench -- STORE [--partitions 1024]
-//!  [--workers 2] [--queries 2000] [--cache-mb 64] [--hot [--masters 3]] [--out FILE.json]``
+//!  [--workers 2] [--queries 2000] [--cache-mb 64] [--load-mb 1024] [--hot [--masters 3]] [--out FILE.json]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hot;
@@ -36,6 +36,7 @@ struct Args {
     cache_mb: u64,
     hot: bool,
     masters: usize,
+    load_mb: u64,
     out: Option<String>,
 }
 
@@ -48,6 +49,7 @@ fn args() -> Args {
         cache_mb: 64,
         hot: false,
         masters: 3,
+        load_mb: 1024,
         out: None,
     };
     let mut it = std::env::args().skip(1);
@@ -59,6 +61,7 @@ fn args() -> Args {
             "--cache-mb" => a.cache_mb = it.next().unwrap().parse().unwrap(),
             "--hot" => a.hot = true,
             "--masters" => a.masters = it.next().unwrap().parse().unwrap(),
+            "--load-mb" => a.load_mb = it.next().unwrap().parse().unwrap(),
             "--out" => a.out = it.next(),
             s => a.store = s.to_string(),
         }
@@ -146,6 +149,7 @@ fn main() {
             &g,
             &LoadOptions {
                 workers: a.workers,
+                memory_mb: a.load_mb,
                 ..LoadOptions::default()
             },
         )
@@ -166,6 +170,25 @@ fn main() {
         "edges": r.edges, "workers": r.workers, "mb_per_s_per_worker": r.bytes_per_second_per_worker() / 1e6}),
     ];
 
+    // Snapshot and restore (local directory to local directory, the same disk), 8 copies in flight.
+    let snap_dir = tempfile::tempdir_in("/var/tmp").unwrap();
+    let snap_url = format!("file://{}", snap_dir.path().display());
+    for (case, r) in [
+        ("snapshot", c.snapshot(&snap_url, 8).unwrap()),
+        ("restore", c.restore(&snap_url, 8).unwrap()),
+    ] {
+        println!(
+            "{case}: {:.1} MB in {:.2} s, {:.3} GB/s per worker ({} workers)",
+            r.bytes as f64 / 1e6,
+            r.seconds,
+            r.bytes_per_second_per_worker() / 1e9,
+            r.workers
+        );
+        results.push(
+            serde_json::json!({"case": case, "bytes": r.bytes, "seconds": r.seconds, "workers": r.workers,
+            "gb_per_s_per_worker": r.bytes_per_second_per_worker() / 1e9}),
+        );
+    }
     if let Some(r) = &redis {
         results.extend(hot::run(&c, &cfg, r, &g, &keys, a.queries));
         if let Some(out) = a.out {
