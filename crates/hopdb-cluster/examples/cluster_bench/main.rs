@@ -10,7 +10,8 @@
 //! query nodes, eviction, one-vertex promotion and the memo's mixed hot/cold access.
 //!
 //! `cargo run --release -p hopdb-cluster --example cluster_bench -- STORE [--partitions 1024]
-//!  [--workers 2] [--queries 2000] [--cache-mb 64] [--load-mb 1024] [--hot [--masters 3]] [--out FILE.json]`
+//!  [--workers 2] [--queries 2000] [--cache-mb 64] [--load-mb 1024] [--no-snapshot]
+//!  [--hot [--masters 3]] [--out FILE.json]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hot;
@@ -37,6 +38,7 @@ struct Args {
     hot: bool,
     masters: usize,
     load_mb: u64,
+    snapshot: bool,
     out: Option<String>,
 }
 
@@ -50,6 +52,7 @@ fn args() -> Args {
         hot: false,
         masters: 3,
         load_mb: 1024,
+        snapshot: true,
         out: None,
     };
     let mut it = std::env::args().skip(1);
@@ -62,6 +65,7 @@ fn args() -> Args {
             "--hot" => a.hot = true,
             "--masters" => a.masters = it.next().unwrap().parse().unwrap(),
             "--load-mb" => a.load_mb = it.next().unwrap().parse().unwrap(),
+            "--no-snapshot" => a.snapshot = false,
             "--out" => a.out = it.next(),
             s => a.store = s.to_string(),
         }
@@ -170,13 +174,19 @@ fn main() {
         "edges": r.edges, "workers": r.workers, "mb_per_s_per_worker": r.bytes_per_second_per_worker() / 1e6}),
     ];
 
-    // Snapshot and restore (local directory to local directory, the same disk), 8 copies in flight.
+    // Snapshot and restore (local directory to local directory, the same disk), 8 copies in
+    // flight; they need twice the cold tier's size free (--no-snapshot skips them).
     let snap_dir = tempfile::tempdir_in("/var/tmp").unwrap();
     let snap_url = format!("file://{}", snap_dir.path().display());
-    for (case, r) in [
-        ("snapshot", c.snapshot(&snap_url, 8).unwrap()),
-        ("restore", c.restore(&snap_url, 8).unwrap()),
-    ] {
+    let copies = if a.snapshot {
+        vec![
+            ("snapshot", c.snapshot(&snap_url, 8).unwrap()),
+            ("restore", c.restore(&snap_url, 8).unwrap()),
+        ]
+    } else {
+        Vec::new()
+    };
+    for (case, r) in copies {
         println!(
             "{case}: {:.1} MB in {:.2} s, {:.3} GB/s per worker ({} workers)",
             r.bytes as f64 / 1e6,
