@@ -28,8 +28,11 @@ const WRITE_CHUNK: usize = 512;
 /// Partition reads or writes in flight at once.
 const CONCURRENCY: usize = 32;
 
-/// How long a query node waits before trying Redis again after it failed.
+/// How long a query node waits before trying Redis again after it failed: doubled after each
+/// failed attempt up to [`RECONNECT_MAX`], so an unreachable Redis (connects that hang until
+/// the timeout) stalls a read rarely, not every second.
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
+const RECONNECT_MAX: Duration = Duration::from_secs(30);
 
 /// The hot tier's counters on this query node.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -74,6 +77,20 @@ pub(crate) struct HotTier {
 struct Connection {
     live: Option<ClusterConnection>,
     failed_at: Option<Instant>,
+    /// Failures since the last working connection.
+    failures: u32,
+}
+
+impl Connection {
+    fn backoff(&self) -> Duration {
+        (RECONNECT_AFTER * 2u32.saturating_pow(self.failures.saturating_sub(1).min(5))).min(RECONNECT_MAX)
+    }
+
+    fn record_failure(&mut self) {
+        self.live = None;
+        self.failed_at = Some(Instant::now());
+        self.failures = self.failures.saturating_add(1);
+    }
 }
 
 impl HotTier {
@@ -97,17 +114,20 @@ impl HotTier {
         Duration::from_millis(self.cfg.timeout_ms.max(1))
     }
 
-    /// The shared connection, connecting when there is none (not within a second of a failure).
+    /// The shared connection, connecting when there is none (not within the backoff after a
+    /// failure).
     async fn connection(&self, doing: &str) -> Result<ClusterConnection> {
-        let failed_at = {
+        {
             let c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(conn) = &c.live {
                 return Ok(conn.clone());
             }
-            c.failed_at
-        };
-        if failed_at.is_some_and(|t| t.elapsed() < RECONNECT_AFTER) {
-            return Err(hot(doing, "Redis failed less than a second ago"));
+            if c.failed_at.is_some_and(|t| t.elapsed() < c.backoff()) {
+                return Err(hot(
+                    doing,
+                    format!("Redis failed {} times; waiting before trying again", c.failures),
+                ));
+            }
         }
         let client = ClusterClientBuilder::new(self.cfg.redis.clone())
             .connection_timeout(self.timeout())
@@ -115,20 +135,21 @@ impl HotTier {
             .retries(1)
             .build()
             .map_err(|e| hot(doing, e))?;
-        let made = tokio::time::timeout(self.timeout() * 4, client.get_async_connection()).await;
+        let made = tokio::time::timeout(self.timeout() * 2, client.get_async_connection()).await;
         let mut c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
         match made {
             Ok(Ok(conn)) => {
                 c.live = Some(conn.clone());
                 c.failed_at = None;
+                c.failures = 0;
                 Ok(conn)
             }
             Ok(Err(e)) => {
-                c.failed_at = Some(Instant::now());
+                c.record_failure();
                 Err(hot(doing, e))
             }
             Err(_) => {
-                c.failed_at = Some(Instant::now());
+                c.record_failure();
                 Err(hot(doing, "connecting timed out"))
             }
         }
@@ -138,9 +159,7 @@ impl HotTier {
     /// cluster's slots afresh, as after a failover).
     fn failed(&self) {
         self.counters.errors.fetch_add(1, Ordering::Relaxed);
-        let mut c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
-        c.live = None;
-        c.failed_at = Some(Instant::now());
+        self.conn.lock().unwrap_or_else(|e| e.into_inner()).record_failure();
     }
 
     /// Runs `f` on the connection within the timeout; on any failure counts it and drops the

@@ -290,3 +290,39 @@ fn a_killed_primary_fails_over_and_no_read_goes_wrong() {
     assert_eq!(r.current_masters().len(), 3);
     eprintln!("{rounds} rounds of reads while a primary was down; {during:?}");
 }
+
+#[test]
+fn an_unreachable_or_hanging_redis_leaves_reads_to_the_cold_tier() {
+    use hopdb_testdata::proxy::{Fault, FaultProxy};
+    let Some(pg) = server() else { return };
+    let g = shapes();
+    // A port nothing listens on (connections refused), and a proxy that accepts and then
+    // never answers (connections hang until the timeout).
+    let refused = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let hanging = FaultProxy::start(refused).unwrap();
+    hanging.set(Fault::Stall);
+    for (name, port) in [("refused", refused), ("hanging", hanging.port)] {
+        let cold = tempfile::tempdir().unwrap();
+        let sections =
+            format!("[cache]\nmemory_mb = 0\n[hot]\nredis = [\"redis://127.0.0.1:{port}\"]\ntimeout_ms = 200\n");
+        let c = new_cluster_with(&pg, &format!("hot_{name}"), cold.path(), 7, &sections);
+        load(&c, &g, 2);
+        let started = Instant::now();
+        for _ in 0..3 {
+            assert_eq!(assert_same_graph(&g, &c), 40, "{name}");
+        }
+        let s = c.hot_stats().unwrap();
+        assert!(s.errors > 0 && s.hits == 0, "{name}: {s:?}");
+        // Connection attempts back off (1 s, doubling): a hanging Redis stalls a few reads,
+        // not every one (3 x 40 nodes x 10 reads each here).
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{name}: {:?}",
+            started.elapsed()
+        );
+    }
+}

@@ -16,6 +16,8 @@ use hopdb_cypher::{params, CypherError, Map, Params, QueryEngine, QueryStats, Va
 use hopdb_database::{Control, Database, Direction, GraphRead, KHop, NodeKey, PathQuery};
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
+use hopdb_testdata::sampling::Rng;
+
 macro_rules! text {
     ($name:literal) => {
         include_str!(concat!("fixtures/lightrag/", $name, ".cypher"))
@@ -1233,20 +1235,6 @@ struct Study {
     ents: Vec<String>,
 }
 
-/// A small deterministic generator (xorshift).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// 20 documents x 8 chunks, 120 entities (mentions skewed so a few have more than 50 chunks),
 /// 3 entities no chunk mentions, and a second component (a chunk-entity pair) for Q11's
 /// unreachable case. Written with the native API (key = id, the `id` property too), indexed
@@ -1299,7 +1287,7 @@ fn study() -> Study {
             for _ in 0..n {
                 // Skewed: the product of two uniforms favours low indices.
                 let k = (rng.below(120) * rng.below(120)) / 120;
-                edge(&c, "MENTIONS", &ents[k as usize]);
+                edge(&c, "MENTIONS", &ents[k]);
             }
             chunks.push(c);
         }
@@ -1445,9 +1433,7 @@ fn study_q7_entity_set_expansion() {
     let st = study();
     let mut rng = Rng(7);
     for _ in 0..12 {
-        let set: Vec<String> = (0..5)
-            .map(|_| st.ents[rng.below(st.ents.len() as u64) as usize].clone())
-            .collect();
+        let set: Vec<String> = (0..5).map(|_| st.ents[rng.below(st.ents.len())].clone()).collect();
         let mut all = BTreeSet::new();
         for e in &set {
             for c in st.nbrs(e, Direction::In, "MENTIONS") {
@@ -1506,8 +1492,8 @@ fn study_q11_shortest_path_length() {
     let mut rng = Rng(11);
     let mut pairs: Vec<(String, String)> = (0..25)
         .map(|_| {
-            let a = rng.below(st.ents.len() as u64) as usize;
-            let b = (a + 1 + rng.below(st.ents.len() as u64 - 1) as usize) % st.ents.len();
+            let a = rng.below(st.ents.len());
+            let b = (a + 1 + rng.below(st.ents.len() - 1)) % st.ents.len();
             (st.ents[a].clone(), st.ents[b].clone())
         })
         .collect();
