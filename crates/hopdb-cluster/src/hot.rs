@@ -50,6 +50,11 @@ pub struct HotStats {
 /// Hot-tier entries of one partition: (Redis key, node slice).
 pub(crate) type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 
+/// The bytes of entries (keys and values).
+pub(crate) fn entries_bytes(entries: &Entries) -> u64 {
+    entries.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum()
+}
+
 /// The Redis key of a node's slice.
 pub(crate) fn entry_key(partition: u32, generation: u64, encoded: &[u8]) -> Vec<u8> {
     let mut k = format!("{{p{partition}}}:g{generation}:").into_bytes();
@@ -115,8 +120,16 @@ impl HotTier {
     }
 
     /// The shared connection, connecting when there is none (not within the backoff after a
-    /// failure).
+    /// failure). A failure to get one counts as an error.
     async fn connection(&self, doing: &str) -> Result<ClusterConnection> {
+        let c = self.connect(doing).await;
+        if c.is_err() {
+            self.counters.errors.fetch_add(1, Ordering::Relaxed);
+        }
+        c
+    }
+
+    async fn connect(&self, doing: &str) -> Result<ClusterConnection> {
         {
             let c = self.conn.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(conn) = &c.live {
@@ -162,36 +175,39 @@ impl HotTier {
         self.conn.lock().unwrap_or_else(|e| e.into_inner()).record_failure();
     }
 
-    /// Runs `f` on the connection within the timeout; on any failure counts it and drops the
-    /// connection.
-    async fn with_conn<T, F, Fut>(&self, doing: &str, f: F) -> Result<T>
-    where
-        F: FnOnce(ClusterConnection) -> Fut,
-        Fut: std::future::Future<Output = redis::RedisResult<T>>,
-    {
-        let conn = self.connection(doing).await.inspect_err(|_| {
-            self.counters.errors.fetch_add(1, Ordering::Relaxed);
-        })?;
-        match tokio::time::timeout(self.timeout(), f(conn)).await {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => {
-                self.failed();
-                Err(hot(doing, e))
-            }
-            Err(_) => {
-                self.failed();
-                Err(hot(doing, format!("no answer within {} ms", self.cfg.timeout_ms)))
-            }
+    /// Runs `command` (`MSET` or `DEL`) once per chunk, `CONCURRENCY` at once, each within the
+    /// timeout; returns the sum of the replies. On a failure counts it and drops the connection.
+    async fn run_chunks<T: redis::ToRedisArgs>(&self, doing: &str, command: &str, chunks: Vec<Vec<T>>) -> Result<u64> {
+        let conn = self.connection(doing).await?;
+        let timeout = self.timeout();
+        let done = stream::iter(chunks)
+            .map(|chunk| {
+                let mut conn = conn.clone();
+                async move {
+                    let mut cmd = redis::cmd(command);
+                    cmd.arg(&chunk);
+                    match tokio::time::timeout(timeout, cmd.query_async::<redis::Value>(&mut conn)).await {
+                        Ok(Ok(redis::Value::Int(n))) => Ok(n.max(0) as u64),
+                        Ok(Ok(_)) => Ok(0),
+                        Ok(Err(e)) => Err(hot(doing, e)),
+                        Err(_) => Err(hot(doing, format!("no answer within {} ms", timeout.as_millis()))),
+                    }
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .try_fold(0u64, |a, n| async move { Ok(a + n) })
+            .await;
+        if done.is_err() {
+            self.failed();
         }
+        done
     }
 
     /// The values of `keys`, grouped by partition (one `MGET` per group, all groups at once);
     /// `None` for a group whose shard failed or did not answer in time (its keys go to the
     /// cold tier; the others are still served).
     pub async fn get(&self, groups: Vec<Vec<Vec<u8>>>) -> Result<Vec<Option<Vec<Option<Vec<u8>>>>>> {
-        let conn = self.connection("reading node slices").await.inspect_err(|_| {
-            self.counters.errors.fetch_add(1, Ordering::Relaxed);
-        })?;
+        let conn = self.connection("reading node slices").await?;
         let timeout = self.timeout();
         let reads = groups.into_iter().map(|keys| {
             let mut conn = conn.clone();
@@ -244,60 +260,14 @@ impl HotTier {
     /// Writes entries, each group one partition's (so one shard's), in chunks of `MSET`.
     /// Returns the bytes written (keys and values).
     pub async fn put(&self, groups: Vec<Entries>) -> Result<u64> {
-        let chunks: Vec<Entries> = groups
-            .into_iter()
-            .flat_map(|g| {
-                let mut g = g.into_iter().peekable();
-                std::iter::from_fn(move || {
-                    g.peek()?;
-                    Some(g.by_ref().take(WRITE_CHUNK).collect::<Vec<_>>())
-                })
-            })
-            .collect();
-        let bytes: u64 = chunks.iter().flatten().map(|(k, v)| (k.len() + v.len()) as u64).sum();
-        let conn = self.connection("writing node slices").await.inspect_err(|_| {
-            self.counters.errors.fetch_add(1, Ordering::Relaxed);
-        })?;
-        let timeout = self.timeout();
-        let writes = stream::iter(chunks)
-            .map(|chunk| {
-                let mut conn = conn.clone();
-                async move {
-                    let mut cmd = redis::cmd("MSET");
-                    cmd.arg(&chunk);
-                    match tokio::time::timeout(timeout, cmd.query_async::<()>(&mut conn)).await {
-                        Ok(r) => r.map_err(|e| hot("writing node slices", e)),
-                        Err(_) => Err(hot("writing node slices", "timed out")),
-                    }
-                }
-            })
-            .buffer_unordered(CONCURRENCY)
-            .try_collect::<Vec<()>>()
-            .await;
-        if let Err(e) = writes {
-            self.failed();
-            return Err(e);
-        }
+        let bytes = groups.iter().map(entries_bytes).sum();
+        self.run_chunks("writing node slices", "MSET", chunked(groups)).await?;
         Ok(bytes)
     }
 
     /// Deletes `keys` (grouped by partition). Returns how many existed.
     pub async fn delete(&self, groups: Vec<Vec<Vec<u8>>>) -> Result<u64> {
-        let chunks: Vec<Vec<Vec<u8>>> = groups
-            .into_iter()
-            .flat_map(|g| g.chunks(WRITE_CHUNK).map(<[_]>::to_vec).collect::<Vec<_>>())
-            .collect();
-        self.with_conn("deleting node slices", |conn| async move {
-            stream::iter(chunks)
-                .map(|chunk| {
-                    let mut conn = conn.clone();
-                    async move { redis::cmd("DEL").arg(&chunk).query_async::<u64>(&mut conn).await }
-                })
-                .buffer_unordered(CONCURRENCY)
-                .try_fold(0u64, |a, n| async move { Ok(a + n) })
-                .await
-        })
-        .await
+        self.run_chunks("deleting node slices", "DEL", chunked(groups)).await
     }
 
     pub fn stats(&self) -> HotStats {
@@ -340,6 +310,21 @@ impl HotTier {
         }
         true
     }
+}
+
+/// Each group split into chunks of at most `WRITE_CHUNK` (moved, not copied); a chunk never
+/// spans two groups, so it stays within one partition and one shard.
+fn chunked<T>(groups: Vec<Vec<T>>) -> Vec<Vec<T>> {
+    groups
+        .into_iter()
+        .flat_map(|g| {
+            let mut g = g.into_iter().peekable();
+            std::iter::from_fn(move || {
+                g.peek()?;
+                Some(g.by_ref().take(WRITE_CHUNK).collect::<Vec<_>>())
+            })
+        })
+        .collect()
 }
 
 fn hot(doing: &str, why: impl std::fmt::Display) -> ClusterError {

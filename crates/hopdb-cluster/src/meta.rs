@@ -307,13 +307,14 @@ impl Metadata {
         Ok(())
     }
 
-    /// Records that partition `p` is no longer in the hot tier.
-    pub fn mark_evicted(&mut self, p: u32) -> Result<()> {
+    /// Records that partitions `parts` are no longer in the hot tier.
+    pub fn mark_evicted(&mut self, parts: &[u32]) -> Result<()> {
+        let parts: Vec<i32> = parts.iter().map(|&p| p as i32).collect();
         self.client
             .execute(
                 "UPDATE partition_metadata SET hot_generation = 0, hot_nodes = 0, hot_bytes = 0 \
-                 WHERE partition_id = $1",
-                &[&(p as i32)],
+                 WHERE partition_id = ANY($1)",
+                &[&parts],
             )
             .map_err(meta("recording an eviction"))?;
         Ok(())

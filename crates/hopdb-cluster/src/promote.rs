@@ -10,7 +10,8 @@ use hopdb_core::NodeKey;
 
 use crate::cold::Partition;
 use crate::error::{ClusterError, Result};
-use crate::hot::{entry_key, Entries, HotStats, HotTier};
+use crate::hot::{entries_bytes, entry_key, Entries, HotStats, HotTier};
+use crate::read::Located;
 use crate::slice;
 use crate::Cluster;
 
@@ -68,18 +69,18 @@ impl Cluster {
         {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
             for &p in parts {
-                let Some(Some((generation, prefix))) = live.get(p as usize) else {
+                let Some(Some((generation, _))) = live.get(p as usize) else {
                     continue;
                 };
                 match cache.get(p, *generation) {
                     Some(part) => {
                         out.insert(p, part);
                     }
-                    None => missing.push((p, *generation, prefix.clone())),
+                    None => missing.push(p),
                 }
             }
         }
-        out.extend(self.fetch_cold(missing)?);
+        out.extend(self.fetch_cold(&live, missing)?);
         Ok(out)
     }
 
@@ -134,19 +135,9 @@ impl Cluster {
         parts.sort_unstable();
         parts.dedup();
         let held = self.live_partitions(&parts)?;
-        let mut groups: HashMap<u32, Entries> = HashMap::new();
-        for l in &located {
-            if let Some(part) = held.get(&l.part) {
-                if let Some(v) = slice::encode(part, &l.enc) {
-                    groups
-                        .entry(l.part)
-                        .or_default()
-                        .push((entry_key(l.part, part.generation, &l.enc), v));
-                }
-            }
-        }
-        let n = groups.values().map(Vec::len).sum();
-        self.rt.block_on(hot.put(groups.into_values().collect()))?;
+        let groups = node_entries(located.iter(), &held);
+        let n = groups.iter().map(Vec::len).sum();
+        self.rt.block_on(hot.put(groups))?;
         Ok(n)
     }
 
@@ -159,12 +150,7 @@ impl Cluster {
         let mut report = EvictReport::default();
         for step in parts.chunks(PARTITIONS_PER_STEP) {
             // Not hot first, so no reader counts on what is about to go.
-            {
-                let mut meta = self.meta()?;
-                for &p in step {
-                    meta.mark_evicted(p)?;
-                }
-            }
+            self.meta()?.mark_evicted(step)?;
             let held = self.live_partitions(step)?;
             let mut groups = Vec::new();
             for (&p, part) in &held {
@@ -210,22 +196,15 @@ impl Cluster {
             let Some(part) = held.get(&s.partition) else {
                 continue;
             };
-            let entries = slice_entries(s.partition, part);
-            let bytes: u64 = entries.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum();
-            if used + bytes > budget {
+            let (done, entries) = promotion(s.partition, part);
+            if used + done.bytes > budget {
                 break;
             }
-            let nodes = entries.len() as u64;
             promoted.bytes += self.rt.block_on(self.hot_tier()?.put(vec![entries]))?;
-            self.meta()?.mark_hot(&[Promoted {
-                partition: s.partition,
-                generation: part.generation,
-                nodes,
-                bytes,
-            }])?;
+            self.meta()?.mark_hot(&[done])?;
             promoted.partitions += 1;
-            promoted.nodes += nodes;
-            used += bytes;
+            promoted.nodes += done.nodes;
+            used += done.bytes;
             keep.insert(s.partition);
         }
         promoted.seconds = started.elapsed().as_secs_f64();
@@ -258,32 +237,40 @@ fn encode_in_parallel(held: &[(u32, Arc<Partition>)]) -> Vec<(Promoted, Entries)
     std::thread::scope(|s| {
         let parts: Vec<_> = held
             .chunks(per.max(1))
-            .map(|chunk| {
-                s.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|(p, part)| {
-                            let entries = slice_entries(*p, part);
-                            let bytes = entries.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum();
-                            let d = Promoted {
-                                partition: *p,
-                                generation: part.generation,
-                                nodes: entries.len() as u64,
-                                bytes,
-                            };
-                            (d, entries)
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
+            .map(|chunk| s.spawn(move || chunk.iter().map(|(p, part)| promotion(*p, part)).collect::<Vec<_>>()))
             .collect();
         parts.into_iter().flat_map(|t| t.join().unwrap_or_default()).collect()
     })
 }
 
-/// Every node of a partition as hot-tier entries (key, slice).
-fn slice_entries(p: u32, part: &Partition) -> Entries {
-    part.node_keys()
-        .filter_map(|k| slice::encode(part, k).map(|v| (entry_key(p, part.generation, k), v)))
-        .collect()
+/// Every node of a partition as hot-tier entries (key, slice), with what they add up to.
+fn promotion(p: u32, part: &Partition) -> (Promoted, Entries) {
+    let entries: Entries = part.node_keys().filter_map(|k| entry(p, part, k)).collect();
+    let done = Promoted {
+        partition: p,
+        generation: part.generation,
+        nodes: entries.len() as u64,
+        bytes: entries_bytes(&entries),
+    };
+    (done, entries)
+}
+
+/// The hot-tier entry of the node with encoded key `enc`, if partition `p` holds it.
+fn entry(p: u32, part: &Partition, enc: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    slice::encode(part, enc).map(|v| (entry_key(p, part.generation, enc), v))
+}
+
+/// The entries of the located nodes that `parts` hold, grouped by partition (one-vertex
+/// promotion, by hand or on a miss).
+pub(crate) fn node_entries<'a>(
+    nodes: impl Iterator<Item = &'a Located>,
+    parts: &HashMap<u32, Arc<Partition>>,
+) -> Vec<Entries> {
+    let mut groups: HashMap<u32, Entries> = HashMap::new();
+    for l in nodes {
+        if let Some(e) = parts.get(&l.part).and_then(|part| entry(l.part, part, &l.enc)) {
+            groups.entry(l.part).or_default().push(e);
+        }
+    }
+    groups.into_values().collect()
 }

@@ -12,10 +12,11 @@ use bytes::Bytes;
 
 use crate::cold::{Partition, RowDir, TypeNames};
 use crate::error::{objects, Result};
-use crate::hot::{entry_key, Entries, HotTier};
+use crate::hot::{entry_key, HotTier};
 use crate::partition::partition_of_encoded;
-use crate::slice::{self, NodeRows, NodeSlice};
-use crate::Cluster;
+use crate::promote::node_entries;
+use crate::slice::{NodeRows, NodeSlice};
+use crate::{Cluster, LiveGenerations};
 
 /// Partition fetches in flight at once.
 const FETCH_CONCURRENCY: usize = 16;
@@ -166,34 +167,13 @@ impl Cluster {
         if wanted.is_empty() {
             return Ok(out);
         }
-        let mut missing: Vec<(u32, u64, String)> = wanted
-            .iter()
-            .filter_map(|&i| {
-                let p = located[i].part;
-                live[p as usize].as_ref().map(|(g, prefix)| (p, *g, prefix.clone()))
-            })
-            .collect();
-        missing.sort_unstable_by_key(|m| m.0);
-        missing.dedup_by_key(|m| m.0);
-        let parts = self.fetch_cold(missing)?;
-        let mut promote: HashMap<u32, Entries> = HashMap::new();
-        let promoting = self.hot.as_ref().is_some_and(|h| h.promote_on_miss());
-        for i in wanted {
-            let l = &located[i];
-            if let Some(p) = parts.get(&l.part) {
-                if promoting {
-                    if let Some(v) = slice::encode(p, &l.enc) {
-                        promote
-                            .entry(l.part)
-                            .or_default()
-                            .push((entry_key(l.part, p.generation, &l.enc), v));
-                    }
-                }
-                out[i] = Some(Held::Partition(p.clone()));
-            }
+        let parts = self.fetch_cold(&live, wanted.iter().map(|&i| located[i].part))?;
+        for &i in &wanted {
+            out[i] = parts.get(&located[i].part).map(|p| Held::Partition(p.clone()));
         }
-        if let Some(hot) = &self.hot {
-            hot.promote_in_background(&self.rt, promote.into_values().collect());
+        if let Some(hot) = self.hot.as_ref().filter(|h| h.promote_on_miss()) {
+            let entries = node_entries(wanted.iter().map(|&i| &located[i]), &parts);
+            hot.promote_in_background(&self.rt, entries);
         }
         Ok(out)
     }
@@ -252,8 +232,22 @@ impl Cluster {
         still
     }
 
-    /// Reads and decodes the partitions `missing` from the cold tier together, and caches them.
-    pub(crate) fn fetch_cold(&self, missing: Vec<(u32, u64, String)>) -> Result<HashMap<u32, Arc<Partition>>> {
+    /// Reads and decodes the live generations of the partitions `parts` (each once; those never
+    /// loaded are left out) from the cold tier together, and caches them.
+    pub(crate) fn fetch_cold(
+        &self,
+        live: &LiveGenerations,
+        parts: impl IntoIterator<Item = u32>,
+    ) -> Result<HashMap<u32, Arc<Partition>>> {
+        let mut missing: Vec<(u32, u64, String)> = parts
+            .into_iter()
+            .filter_map(|p| {
+                let (g, prefix) = live.get(p as usize)?.as_ref()?;
+                Some((p, *g, prefix.clone()))
+            })
+            .collect();
+        missing.sort_unstable_by_key(|m| m.0);
+        missing.dedup_by_key(|m| m.0);
         let mut out = HashMap::new();
         if missing.is_empty() {
             return Ok(out);
