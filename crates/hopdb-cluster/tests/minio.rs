@@ -17,11 +17,12 @@ fn reads_survive_two_minio_nodes_down_and_loads_fail_cleanly_then_resume() {
         Ok(m) => m,
         Err(why) => return eprintln!("SKIPPED: {why}"),
     };
-    // The client talks to node 3; nodes 0 and 1 are the ones killed.
+    // The client talks to node 3; nodes 0 and 1 are the ones killed. MinIO answers 503 for a
+    // moment after it loses or regains a node, so the client retries as a deployment's would.
     let cfg = ClusterConfig::parse(&format!(
         "partitions = 16\n[cold]\nurl = \"s3://hopdb-cold/kg\"\nendpoint = \"{}\"\nregion = \"us-east-1\"\n\
          allow_http = true\naccess_key_id = \"{ACCESS_KEY}\"\nsecret_access_key = \"{SECRET_KEY}\"\n\
-         timeout_ms = 10000\nretries = 1\n[metadata]\npostgres = \"{}\"\n[cache]\nmemory_mb = 0\n",
+         timeout_ms = 10000\nretries = 6\n[metadata]\npostgres = \"{}\"\n[cache]\nmemory_mb = 0\n",
         minio.endpoint(3),
         pg.create_database("minio").unwrap()
     ))

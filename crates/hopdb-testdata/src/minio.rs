@@ -93,14 +93,16 @@ impl PrivateMinio {
         Ok(())
     }
 
-    /// Waits until a running node reports the cluster healthy (`/minio/health/cluster`).
+    /// Waits until every running node reports the cluster healthy (`/minio/health/cluster`:
+    /// write quorum), so a node just restarted has rejoined from every peer's point of view.
     pub fn wait_healthy(&self, limit: Duration) -> Result<(), String> {
         let deadline = Instant::now() + limit;
         loop {
-            for i in self.running() {
-                if http_status(self.ports[i], "/minio/health/cluster") == Some(200) {
-                    return Ok(());
-                }
+            if self
+                .running()
+                .all(|i| http_status(self.ports[i], "/minio/health/cluster") == Some(200))
+            {
+                return Ok(());
             }
             if Instant::now() > deadline {
                 return Err(format!(
