@@ -105,6 +105,20 @@ pub enum ClusterCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Fold pending writes (the delta in PostgreSQL) into new generations of the partitions
+    /// they touch, each swapped in atomically; writes go on meanwhile. All partitions with
+    /// pending writes, or only those named.
+    Compact {
+        /// The cluster configuration.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// A partition to compact (repeat for more; default: every one with pending writes).
+        #[arg(long = "partition", value_name = "P")]
+        partitions: Vec<u32>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show the cluster: partitions, live generation, node and edge counts, edge types, the
     /// hot tier's share and the hottest partitions (reads, decayed by a half-life of an hour).
     Status {
@@ -156,6 +170,11 @@ pub fn run(cmd: &ClusterCmd) -> Result<()> {
             all,
             json,
         } => evict(config, partitions, *all, *json),
+        ClusterCmd::Compact {
+            config,
+            partitions,
+            json,
+        } => compact(config, partitions, *json),
         ClusterCmd::Snapshot {
             config,
             to,
@@ -262,7 +281,7 @@ fn evict(config: &Path, partitions: &[u32], all: bool, as_json: bool) -> Result<
         cluster
             .status()?
             .iter()
-            .filter(|s| s.hot_generation != 0)
+            .filter(|s| s.hot_version != 0)
             .map(|s| s.partition)
             .collect()
     } else {
@@ -278,6 +297,42 @@ fn evict(config: &Path, partitions: &[u32], all: bool, as_json: bool) -> Result<
         println!(
             "evicted {} partitions: {} entries deleted in {:.2} s",
             e.partitions, e.entries, e.seconds
+        );
+    }
+    Ok(())
+}
+
+fn compact(config: &Path, partitions: &[u32], as_json: bool) -> Result<()> {
+    let cluster = Cluster::open(read_config(config)?)?;
+    check_partitions(&cluster, partitions)?;
+    let spinner = ProgressBar::new_spinner();
+    if as_json {
+        spinner.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    spinner.set_message("compacting pending writes");
+    let only = (!partitions.is_empty()).then_some(partitions);
+    let r = cluster.compact(only).context("compacting pending writes")?;
+    spinner.finish_and_clear();
+    if as_json {
+        println!(
+            "{}",
+            json!({"partitions": r.partitions, "operations": r.operations, "nodes": r.nodes, "bytes": r.bytes,
+                   "conflicts": r.conflicts, "seconds": r.seconds})
+        );
+    } else {
+        println!(
+            "compacted {} partitions: {} pending operations folded into {} nodes, {} of Parquet in {:.2} s{}",
+            r.partitions,
+            r.operations,
+            r.nodes,
+            human(r.bytes),
+            r.seconds,
+            if r.conflicts > 0 {
+                format!(" ({} skipped: replaced meanwhile)", r.conflicts)
+            } else {
+                String::new()
+            }
         );
     }
     Ok(())
@@ -355,6 +410,8 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
     gens.sort_unstable();
     gens.dedup();
     let loaded = parts.iter().filter(|p| p.object_key.is_some()).count();
+    let pending: Vec<_> = parts.iter().filter(|p| p.delta_ops > 0).collect();
+    let pending_ops: u64 = pending.iter().map(|p| p.delta_ops).sum();
     let hot: Vec<_> = parts.iter().filter(|p| p.is_hot()).collect();
     let hot_nodes: u64 = hot.iter().map(|p| p.hot_nodes).sum();
     let hot_bytes: u64 = hot.iter().map(|p| p.hot_bytes).sum();
@@ -368,8 +425,9 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
             "partition_rows": if each { parts.iter().map(|p| json!({"partition": p.partition, "generation": p.generation,
                 "object_key": p.object_key, "nodes": p.vertex_count, "edges": p.edge_count, "temperature": p.temperature,
                 "last_access_unix": p.last_access.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_secs_f64()),
-                "query_node": p.query_node, "hot": p.is_hot(), "hot_nodes": p.hot_nodes, "hot_bytes": p.hot_bytes})).collect::<Vec<_>>() } else { Vec::new() },
+                "query_node": p.query_node, "version": p.version, "pending_operations": p.delta_ops, "hot": p.is_hot(), "hot_nodes": p.hot_nodes, "hot_bytes": p.hot_bytes})).collect::<Vec<_>>() } else { Vec::new() },
             "hot": {"partitions": hot.len(), "nodes": hot_nodes, "bytes": hot_bytes},
+            "pending_writes": {"partitions": pending.len(), "operations": pending_ops},
             "hottest": hottest.iter().map(|p| json!({"partition": p.partition, "temperature": p.temperature, "hot": p.is_hot()})).collect::<Vec<_>>(),
         });
         println!("{}", serde_json::to_string_pretty(&v)?);
@@ -377,12 +435,33 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
     }
     let sizes: Vec<u64> = parts.iter().map(|p| p.vertex_count).collect();
     println!("partitions     {} ({} loaded)", parts.len(), loaded);
+    let shown: Vec<String> = gens.iter().take(5).map(u64::to_string).collect();
     println!(
-        "generation     {}",
-        gens.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+        "generation     {}{}",
+        shown.join(", "),
+        if gens.len() > 5 {
+            format!(", ... ({} in all)", gens.len())
+        } else {
+            String::new()
+        }
     );
-    println!("nodes          {nodes}");
-    println!("edges          {edges}");
+    println!(
+        "nodes          {nodes}{}",
+        if pending.is_empty() { "" } else { " (as compacted)" }
+    );
+    println!(
+        "edges          {edges}{}",
+        if pending.is_empty() { "" } else { " (as compacted)" }
+    );
+    println!(
+        "pending writes {pending_ops} operations in {} partitions{}",
+        pending.len(),
+        if pending.is_empty() {
+            ""
+        } else {
+            " (folded in by `hopdb cluster compact`)"
+        }
+    );
     println!(
         "nodes/partition min {} max {}",
         sizes.iter().min().copied().unwrap_or(0),

@@ -1,4 +1,4 @@
-//! `hopdb cluster init | load | status | promote | evict`, run as the built binary against private
+//! `hopdb cluster init | load | status | compact | promote | evict`, run as the built binary against private
 //! PostgreSQL and Redis Cluster servers the test starts: a generated knowledge graph is
 //! imported, loaded into the cluster, and the cluster's counts must be the store's; partitions
 //! are promoted, evicted, and a killed promotion leaves no partition recorded hot that is not
@@ -126,6 +126,36 @@ fn init_load_status_against_the_store() {
         serde_json::from_str(&hopdb(&["cluster", "status", "--config", s(&config), "--json"]).1).unwrap();
     assert_eq!((&after["nodes"], &after["edges"]), (&stats["nodes"], &stats["edges"]));
     assert_ne!(after["generations"], status["generations"]);
+
+    // Writes wait in the delta: status counts them, `compact` folds them into new
+    // generations, and the partitions' counts then include them.
+    let cluster = hopdb_cluster::Cluster::open(hopdb_cluster::ClusterConfig::from_file(&config).unwrap()).unwrap();
+    let w = cluster
+        .write(&[hopdb_cluster::Mutation::edge(
+            "a new node",
+            "NEW_TYPE",
+            "another new node",
+            None,
+            Default::default(),
+        )])
+        .unwrap();
+    // Two node rows and the edge's two rows.
+    assert_eq!(w.operations, 4);
+    let pending: serde_json::Value =
+        serde_json::from_str(&hopdb(&["cluster", "status", "--config", s(&config), "--json"]).1).unwrap();
+    assert_eq!(pending["pending_writes"]["operations"], 4);
+    let (ok, out, err) = hopdb(&["cluster", "compact", "--config", s(&config), "--json"]);
+    assert!(ok, "{err}");
+    let compacted: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (&compacted["partitions"], &compacted["operations"]),
+        (&pending["pending_writes"]["partitions"], &4.into())
+    );
+    let after: serde_json::Value =
+        serde_json::from_str(&hopdb(&["cluster", "status", "--config", s(&config), "--json"]).1).unwrap();
+    assert_eq!(after["pending_writes"]["operations"], 0);
+    assert_eq!(after["nodes"].as_u64(), stats["nodes"].as_u64().map(|n| n + 2));
+    assert_eq!(after["edges"].as_u64(), stats["edges"].as_u64().map(|n| n + 1));
 
     // Mistakes: a bad cold URL, a missing file, an uninitialised database.
     std::fs::write(

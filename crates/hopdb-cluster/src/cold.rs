@@ -22,6 +22,7 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
+use crate::delta::Overlay;
 use crate::error::{ClusterError, Result};
 use crate::slice::{NodeRows, RowRef};
 
@@ -94,7 +95,18 @@ pub(crate) struct EncodedPartition {
 }
 
 /// Sorts the rows and writes them as the partition's two files.
-pub(crate) fn encode_partition(mut nodes: Vec<NodeRow>, mut edges: Vec<EdgeRow>) -> Result<EncodedPartition> {
+pub(crate) fn encode_partition(nodes: Vec<NodeRow>, edges: Vec<EdgeRow>) -> Result<EncodedPartition> {
+    let node_count = nodes.len() as u64;
+    let (node_batch, edge_batch) = build_batches(nodes, edges)?;
+    Ok(EncodedPartition {
+        nodes: write_parquet(&node_batch)?,
+        edges: write_parquet(&edge_batch)?,
+        node_count,
+    })
+}
+
+/// The rows, sorted as a partition keeps them, as its two column batches.
+fn build_batches(mut nodes: Vec<NodeRow>, mut edges: Vec<EdgeRow>) -> Result<(RecordBatch, RecordBatch)> {
     nodes.sort_unstable_by(|a, b| a.key.cmp(&b.key));
     edges
         .sort_unstable_by(|a, b| (&a.node, a.dir, &a.ty, &a.other, a.id).cmp(&(&b.node, b.dir, &b.ty, &b.other, b.id)));
@@ -145,11 +157,7 @@ pub(crate) fn encode_partition(mut nodes: Vec<NodeRow>, mut edges: Vec<EdgeRow>)
             Arc::new(eprops.finish()),
         ],
     )?;
-    Ok(EncodedPartition {
-        nodes: write_parquet(&node_batch)?,
-        edges: write_parquet(&edge_batch)?,
-        node_count: nodes.len() as u64,
-    })
+    Ok((node_batch, edge_batch))
 }
 
 fn batch(schema: SchemaRef, columns: Vec<ArrayRef>) -> Result<RecordBatch> {
@@ -200,10 +208,12 @@ fn read_parquet(object: &str, bytes: Bytes, want: &SchemaRef) -> Result<RecordBa
     arrow::compute::concat_batches(want, &batches).map_err(|e| corrupt(e.to_string()))
 }
 
-/// A partition generation, decoded and held in memory.
+/// A partition generation, decoded and held in memory, with the pending writes merged in as
+/// an overlay (`delta::Overlay`) that takes precedence over the arrays for the nodes it touches.
+#[derive(Clone)]
 pub(crate) struct Partition {
-    /// Its generation.
-    pub generation: u64,
+    /// The content version it holds (its generation plus the writes merged in).
+    pub version: u64,
     keys: BinaryArray,
     labels: ListArray,
     node_props: BinaryArray,
@@ -214,6 +224,8 @@ pub(crate) struct Partition {
     id: UInt64Array,
     weight: Float64Array,
     edge_props: BinaryArray,
+    /// The pending writes; overlay rows are numbered after the arrays' rows.
+    pub(crate) overlay: Overlay,
     /// The memory its arrays hold.
     pub bytes: usize,
 }
@@ -230,24 +242,36 @@ fn column<T: Array + Clone + 'static>(b: &RecordBatch, i: usize, object: &str) -
 }
 
 impl Partition {
-    /// Decodes a generation's two files (`prefix` names them in errors).
-    pub fn decode(prefix: &str, generation: u64, nodes: Bytes, edges: Bytes) -> Result<Partition> {
+    /// Decodes a generation's two files (`prefix` names them in errors) as content `version`.
+    pub fn decode(prefix: &str, version: u64, nodes: Bytes, edges: Bytes) -> Result<Partition> {
         let (nobj, eobj) = (format!("{prefix}/nodes.parquet"), format!("{prefix}/edges.parquet"));
         let n = read_parquet(&nobj, nodes, &node_schema())?;
         let e = read_parquet(&eobj, edges, &edge_schema())?;
+        Partition::from_batches(prefix, version, &n, &e)
+    }
+
+    /// A partition with no rows (never loaded), as content `version`.
+    pub fn empty(version: u64) -> Result<Partition> {
+        let (n, e) = build_batches(Vec::new(), Vec::new())?;
+        Partition::from_batches("(empty)", version, &n, &e)
+    }
+
+    fn from_batches(prefix: &str, version: u64, n: &RecordBatch, e: &RecordBatch) -> Result<Partition> {
+        let (nobj, eobj) = (format!("{prefix}/nodes.parquet"), format!("{prefix}/edges.parquet"));
         let bytes = n.get_array_memory_size() + e.get_array_memory_size();
         let p = Partition {
-            generation,
-            keys: column(&n, 0, &nobj)?,
-            labels: column(&n, 1, &nobj)?,
-            node_props: column(&n, 2, &nobj)?,
-            edge_node: column(&e, 0, &eobj)?,
-            dir: column(&e, 1, &eobj)?,
-            ty: column(&e, 2, &eobj)?,
-            other: column(&e, 3, &eobj)?,
-            id: column(&e, 4, &eobj)?,
-            weight: column(&e, 5, &eobj)?,
-            edge_props: column(&e, 6, &eobj)?,
+            version,
+            keys: column(n, 0, &nobj)?,
+            labels: column(n, 1, &nobj)?,
+            node_props: column(n, 2, &nobj)?,
+            edge_node: column(e, 0, &eobj)?,
+            dir: column(e, 1, &eobj)?,
+            ty: column(e, 2, &eobj)?,
+            other: column(e, 3, &eobj)?,
+            id: column(e, 4, &eobj)?,
+            weight: column(e, 5, &eobj)?,
+            edge_props: column(e, 6, &eobj)?,
+            overlay: Overlay::default(),
             bytes,
         };
         if !sorted(&p.keys) || !sorted(&p.edge_node) || p.dir.values().iter().any(|&d| d > RowDir::Undirected as u8) {
@@ -261,6 +285,9 @@ impl Partition {
 
     /// The labels and encoded properties of the node with this encoded key.
     pub fn node_parts(&self, key: &[u8]) -> Option<(Vec<String>, &[u8])> {
+        if let Some(n) = self.overlay.nodes.get(key) {
+            return n.as_ref().map(|n| (n.labels.clone(), n.props.as_slice()));
+        }
         let i = self.node_index(key)?;
         let labels = self.labels.value(i);
         let labels = labels
@@ -270,9 +297,69 @@ impl Partition {
         Some((labels.unwrap_or_default(), self.node_props.value(i)))
     }
 
+    /// The node row of this encoded key, if the node exists.
+    pub fn node_row(&self, key: &[u8]) -> Option<NodeRow> {
+        self.node_parts(key).map(|(labels, props)| NodeRow {
+            key: key.to_vec(),
+            labels,
+            props: props.to_vec(),
+        })
+    }
+
+    /// Row `i` as an owned row.
+    pub fn edge_row(&self, i: usize) -> EdgeRow {
+        if let Some(e) = self.overlay.row(i, self.base_rows()) {
+            return e.clone();
+        }
+        let r = self.row(i);
+        EdgeRow {
+            node: self.edge_node.value(i).to_vec(),
+            dir: row_dir(self.dir.value(i)),
+            ty: Arc::from(r.ty),
+            other: r.other.to_vec(),
+            id: r.id,
+            weight: r.weight,
+            props: r.props.to_vec(),
+        }
+    }
+
+    /// The adjacency rows of the node with this encoded key, in order.
+    pub fn rows_of(&self, key: &[u8]) -> Vec<EdgeRow> {
+        let mut out = Vec::new();
+        self.for_each_raw_row(key, None, &mut |i, _| out.push(self.edge_row(i)));
+        out
+    }
+
+    /// Every row held, for writing a compacted generation.
+    pub fn to_rows(&self) -> (Vec<NodeRow>, Vec<EdgeRow>) {
+        let keys = self.node_keys();
+        let nodes = keys.iter().filter_map(|k| self.node_row(k)).collect();
+        let mut edges: Vec<EdgeRow> = (0..self.base_rows())
+            .filter(|&i| !self.overlay.rows.contains_key(self.edge_node.value(i)))
+            .map(|i| self.edge_row(i))
+            .collect();
+        for list in self.overlay.rows.values() {
+            edges.extend(list.iter().map(|&j| self.overlay.extra[j as usize].clone()));
+        }
+        (nodes, edges)
+    }
+
     /// The encoded keys of the nodes held, in order.
-    pub fn node_keys(&self) -> impl Iterator<Item = &[u8]> {
-        (0..self.keys.len()).map(|i| self.keys.value(i))
+    pub fn node_keys(&self) -> Vec<&[u8]> {
+        let base = (0..self.keys.len())
+            .map(|i| self.keys.value(i))
+            .filter(|k| !self.overlay.nodes.contains_key(*k));
+        let added = self
+            .overlay
+            .nodes
+            .iter()
+            .filter(|(_, n)| n.is_some())
+            .map(|(k, _)| k.as_slice());
+        let mut keys: Vec<&[u8]> = base.chain(added).collect();
+        if !self.overlay.nodes.is_empty() {
+            keys.sort_unstable();
+        }
+        keys
     }
 
     fn node_index(&self, key: &[u8]) -> Option<usize> {
@@ -280,13 +367,27 @@ impl Partition {
         (i < self.keys.len() && self.keys.value(i) == key).then_some(i)
     }
 
-    /// The adjacency rows of a node: the first and one past the last.
+    /// Rows in the arrays; overlay rows are numbered from here.
+    fn base_rows(&self) -> usize {
+        self.edge_node.len()
+    }
+
+    /// The adjacency rows of a node in the arrays: the first and one past the last.
     fn rows(&self, key: &[u8]) -> std::ops::Range<usize> {
         lower_bound(&self.edge_node, key)..upper_bound(&self.edge_node, key)
     }
 
     /// The fields of row `i`.
     pub fn row(&self, i: usize) -> RowRef<'_> {
+        if let Some(e) = self.overlay.row(i, self.base_rows()) {
+            return RowRef {
+                ty: &e.ty,
+                other: &e.other,
+                id: e.id,
+                weight: e.weight,
+                props: &e.props,
+            };
+        }
         RowRef {
             ty: self.ty.value(i),
             other: self.other.value(i),
@@ -294,6 +395,24 @@ impl Partition {
             weight: (!self.weight.is_null(i)).then(|| self.weight.value(i)),
             props: self.edge_props.value(i),
         }
+    }
+
+    fn dir_of(&self, i: usize) -> RowDir {
+        match self.overlay.row(i, self.base_rows()) {
+            Some(e) => e.dir,
+            None => row_dir(self.dir.value(i)),
+        }
+    }
+
+    /// Applies a pending write operation (merging on reading, or a write working out its
+    /// own changes).
+    pub fn apply(&mut self, op: crate::delta::Op) {
+        let base: Vec<EdgeRow> = match &op {
+            crate::delta::Op::PutRow(e) if !self.overlay.rows.contains_key(&e.node) => self.rows_of(&e.node),
+            crate::delta::Op::DeleteRow(id) if !self.overlay.rows.contains_key(&id.0) => self.rows_of(&id.0),
+            _ => Vec::new(),
+        };
+        self.overlay.apply(op, base);
     }
 }
 
@@ -310,38 +429,42 @@ impl NodeRows for Partition {
     }
 
     fn has_node(&self, key: &[u8]) -> bool {
-        self.node_index(key).is_some()
+        match self.overlay.nodes.get(key) {
+            Some(n) => n.is_some(),
+            None => self.node_index(key).is_some(),
+        }
     }
 
     fn for_each_raw_row(&self, key: &[u8], ty: Option<&str>, f: &mut dyn FnMut(usize, RowDir)) {
+        if let Some(list) = self.overlay.rows.get(key) {
+            let base = self.base_rows();
+            for &j in list {
+                let e = &self.overlay.extra[j as usize];
+                if ty.is_none_or(|t| &*e.ty == t) {
+                    f(base + j as usize, e.dir);
+                }
+            }
+            return;
+        }
         for i in self.rows(key) {
             if ty.is_none_or(|t| self.ty.value(i) == t) {
-                let d = match self.dir.value(i) {
-                    0 => RowDir::Out,
-                    1 => RowDir::In,
-                    _ => RowDir::Undirected,
-                };
-                f(i, d);
+                f(i, row_dir(self.dir.value(i)));
             }
         }
     }
 
     fn other(&self, i: usize) -> &[u8] {
-        self.other.value(i)
+        self.row(i).other
     }
 
     fn weight_or_one(&self, i: usize) -> f64 {
-        if self.weight.is_null(i) {
-            1.0
-        } else {
-            self.weight.value(i)
-        }
+        self.row(i).weight.unwrap_or(1.0)
     }
 
     fn edge(&self, i: usize, node: &NodeKey, types: &mut TypeNames) -> Result<Edge> {
         let r = self.row(i);
         let other = codec::decode_key(r.other)?;
-        let (src, dst) = if self.dir.value(i) == RowDir::In as u8 {
+        let (src, dst) = if self.dir_of(i) == RowDir::In {
             (other, node.clone())
         } else {
             (node.clone(), other)
@@ -369,6 +492,15 @@ impl TypeNames {
         let t: Arc<str> = Arc::from(name);
         self.0.push(t.clone());
         t
+    }
+}
+
+/// A stored direction byte (checked on decoding) as a direction.
+pub(crate) fn row_dir(d: u8) -> RowDir {
+    match d {
+        0 => RowDir::Out,
+        1 => RowDir::In,
+        _ => RowDir::Undirected,
     }
 }
 

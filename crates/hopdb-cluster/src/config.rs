@@ -17,6 +17,7 @@
 //!
 //! [metadata]
 //! postgres = "host=127.0.0.1 port=5432 user=hopdb dbname=hopdb"
+//! refresh_ms = 100                       # how stale other query nodes' writes may be seen
 //!
 //! [cache]
 //! memory_mb = 512                        # decoded partitions kept by each query node
@@ -126,6 +127,15 @@ fn default_retries() -> usize {
 pub struct MetadataConfig {
     /// A libpq-style connection string (`host=... port=... user=... dbname=...`) or URL.
     pub postgres: String,
+    /// How often a query node re-reads which versions are live, in milliseconds: a write or
+    /// compaction by another query node is seen at most this late (a query node sees its own
+    /// writes at once). 0 re-reads before every read.
+    #[serde(default = "default_refresh_ms")]
+    pub refresh_ms: u64,
+}
+
+fn default_refresh_ms() -> u64 {
+    100
 }
 
 /// The query node's cache of decoded partitions.

@@ -44,6 +44,14 @@ pub enum ClusterError {
         /// What is wrong with it.
         why: String,
     },
+    /// A write was refused before anything was written (the batch is all or nothing).
+    #[error("write refused at mutation {at} of the batch: {why}")]
+    Write {
+        /// The index of the mutation refused.
+        at: usize,
+        /// Why.
+        why: String,
+    },
     /// The embedded store (a load's source) failed.
     #[error(transparent)]
     Store(#[from] hopdb_core::Error),

@@ -1,11 +1,12 @@
 //! The hot tier: a Redis Cluster holding node slices ([`crate::slice`]) of hot nodes, one value
-//! per node under its partition's hash tag (`{p42}:g17:` + the node's encoded key), so a
+//! per node under its partition's hash tag (`{p42}:v17:` + the node's encoded key), so a
 //! partition lives on one shard and a hop's lookups in one partition are one `MGET`. Lookups of
 //! different partitions run concurrently on the client's multiplexed connections, which
 //! pipelines them per shard.
 //!
-//! It is a cache, never the only copy: a value names its generation, so it is either right or
-//! not found (a reload changes the key, not the value); any Redis error, timeout or damaged value
+//! It is a cache, never the only copy: a key names its partition's content version, which
+//! every load, write and compaction changes, so a value is either right or not found (nothing
+//! is ever invalidated: a change moves readers to new keys); any Redis error, timeout or damaged value
 //! sends the read to the cold tier; Redis may evict any value at any time (its LFU policy
 //! is the budget's backstop). A partition is recorded as hot in the metadata only after every
 //! one of its nodes was written, so a query node killed mid-promotion leaves a partition that
@@ -56,8 +57,8 @@ pub(crate) fn entries_bytes(entries: &Entries) -> u64 {
 }
 
 /// The Redis key of a node's slice.
-pub(crate) fn entry_key(partition: u32, generation: u64, encoded: &[u8]) -> Vec<u8> {
-    let mut k = format!("{{p{partition}}}:g{generation}:").into_bytes();
+pub(crate) fn entry_key(partition: u32, version: u64, encoded: &[u8]) -> Vec<u8> {
+    let mut k = format!("{{p{partition}}}:v{version}:").into_bytes();
     k.extend_from_slice(encoded);
     k
 }

@@ -25,7 +25,9 @@
 
 mod access;
 mod cold;
+mod compact;
 mod config;
+mod delta;
 mod error;
 mod hot;
 mod load;
@@ -35,11 +37,13 @@ mod promote;
 mod read;
 mod slice;
 mod snapshot;
+mod write;
 
 use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 
 use object_store::ObjectStore;
 
+pub use compact::CompactReport;
 pub use config::{CacheConfig, ClusterConfig, ColdConfig, ColdLocation, HotConfig, MetadataConfig};
 pub use error::{ClusterError, Result};
 pub use hot::HotStats;
@@ -49,11 +53,12 @@ pub use partition::{partition_of, partition_of_encoded, DEFAULT_PARTITIONS, MAX_
 pub use promote::{EvictReport, PromoteReport};
 pub use read::CacheStats;
 pub use snapshot::CopyReport;
+pub use write::{Mutation, WriteReport};
 
-use meta::Metadata;
+use meta::{Live, Metadata};
 
-/// Per partition, the live (generation, object prefix); `None` where nothing was loaded.
-type LiveGenerations = Vec<Option<(u64, String)>>;
+/// Per partition, what is live; `None` where nothing was loaded or written.
+type LiveGenerations = Vec<Option<Live>>;
 
 /// A query node's handle on a cluster: loads, reads and status.
 pub struct Cluster {
@@ -63,8 +68,10 @@ pub struct Cluster {
     /// object_store is asynchronous; HopDB's callers are not.
     rt: tokio::runtime::Runtime,
     meta: Mutex<Metadata>,
-    /// The live generation of each partition, swapped whole on refresh.
+    /// What is live in each partition, swapped whole on refresh.
     live: RwLock<Arc<LiveGenerations>>,
+    /// When `live` was last read from the metadata.
+    refreshed: Mutex<std::time::Instant>,
     cache: Mutex<read::Cache>,
     /// Reads of each partition since they were last added to its temperature.
     access: access::Access,
@@ -105,6 +112,7 @@ impl Cluster {
             rt,
             meta: Mutex::new(meta),
             live: RwLock::new(Arc::new(live)),
+            refreshed: Mutex::new(std::time::Instant::now()),
             cache: Mutex::new(read::Cache::new(budget)),
             access: access::Access::new(partitions),
             hot,
@@ -132,11 +140,47 @@ impl Cluster {
         self.meta()?.edge_types()
     }
 
-    /// Re-reads which generations are live (after a load by another query node).
+    /// Re-reads which versions are live (loads, writes and compactions by other query
+    /// nodes); reads do it themselves every `[metadata] refresh_ms`.
     pub fn refresh(&self) -> Result<()> {
         let live = self.meta()?.live(self.partitions)?;
         *self.live.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(live);
+        *self.refreshed.lock().unwrap_or_else(|e| e.into_inner()) = std::time::Instant::now();
         Ok(())
+    }
+
+    /// What is live, re-read first when it is older than `refresh_ms`. While PostgreSQL is
+    /// unreachable, reads go on with the last view (retried every `refresh_ms`).
+    fn current(&self) -> Arc<LiveGenerations> {
+        let due = self.refreshed.lock().unwrap_or_else(|e| e.into_inner()).elapsed()
+            >= std::time::Duration::from_millis(self.cfg.metadata.refresh_ms);
+        if due {
+            if let Err(e) = self.refresh() {
+                tracing::warn!(error = %e, "cannot re-read the live versions; reading with the last ones");
+                *self.refreshed.lock().unwrap_or_else(|e| e.into_inner()) = std::time::Instant::now();
+            }
+        }
+        self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Records newer states of some partitions (read by this query node) in its view.
+    fn note_live(&self, fresh: &[(u32, Live)]) {
+        let mut w = self.live.write().unwrap_or_else(|e| e.into_inner());
+        let mut next = (**w).clone();
+        for (p, l) in fresh {
+            let Some(slot) = next.get_mut(*p as usize) else {
+                continue;
+            };
+            // Write sequence numbers grow in commit order: never go back to an older state
+            // that a slower reader reports after a newer one was seen.
+            let older = slot
+                .as_ref()
+                .is_some_and(|s| l.delta_seq < s.delta_seq || l.base_seq < s.base_seq);
+            if !older {
+                *slot = (l.version != 0).then(|| l.clone());
+            }
+        }
+        *w = Arc::new(next);
     }
 
     fn meta(&self) -> Result<MutexGuard<'_, Metadata>> {

@@ -13,8 +13,8 @@ use postgres::{Client, NoTls};
 use crate::cold::generation_prefix;
 use crate::error::{meta, ClusterError, Result};
 
-/// The metadata schema this version reads and writes.
-const FORMAT: &str = "1";
+/// The metadata schema this version reads and writes (2: content versions and the write delta).
+const FORMAT: &str = "2";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS hopdb_cluster (
@@ -30,14 +30,27 @@ CREATE TABLE IF NOT EXISTS partition_metadata (
     last_access  timestamptz,
     object_key   text,
     generation   bigint NOT NULL DEFAULT 0,
-    hot_generation bigint NOT NULL DEFAULT 0,
+    -- A number of the generation sequence taken at every change of the partition's content
+    -- (load, write, compaction): caches and hot-tier keys name it, so they are never stale.
+    version      bigint NOT NULL DEFAULT 0,
+    -- Writes with sequence numbers up to base_seq are in the generation's objects; those
+    -- after it, up to delta_seq, are in partition_delta.
+    base_seq     bigint NOT NULL DEFAULT 0,
+    delta_seq    bigint NOT NULL DEFAULT 0,
+    delta_ops    bigint NOT NULL DEFAULT 0,
+    hot_version  bigint NOT NULL DEFAULT 0,
     hot_nodes    bigint NOT NULL DEFAULT 0,
     hot_bytes    bigint NOT NULL DEFAULT 0
 );
--- Metadata made before the hot tier gains its columns when `init` runs again.
-ALTER TABLE partition_metadata ADD COLUMN IF NOT EXISTS hot_generation bigint NOT NULL DEFAULT 0;
-ALTER TABLE partition_metadata ADD COLUMN IF NOT EXISTS hot_nodes bigint NOT NULL DEFAULT 0;
-ALTER TABLE partition_metadata ADD COLUMN IF NOT EXISTS hot_bytes bigint NOT NULL DEFAULT 0;
+-- The write delta: each acknowledged write's changes to a partition, in order, until a
+-- compaction folds them into a new generation.
+CREATE TABLE IF NOT EXISTS partition_delta (
+    partition_id integer NOT NULL,
+    seq          bigint NOT NULL,
+    n            integer NOT NULL,
+    op           bytea NOT NULL,
+    PRIMARY KEY (partition_id, seq, n)
+);
 CREATE TABLE IF NOT EXISTS edge_types (
     name       text PRIMARY KEY,
     undirected boolean NOT NULL,
@@ -74,9 +87,13 @@ pub struct PartitionStatus {
     pub last_access: Option<std::time::SystemTime>,
     /// The query node that last reported reads of it (`host:pid`).
     pub query_node: Option<String>,
-    /// The generation whose every node was last promoted to the hot tier (0: none). The
-    /// partition is hot while this equals `generation`.
-    pub hot_generation: u64,
+    /// Its content version: changes with every load, write and compaction.
+    pub version: u64,
+    /// Writes waiting in the delta for the next compaction (operations on this partition).
+    pub delta_ops: u64,
+    /// The content version whose every node was last promoted to the hot tier (0: none). The
+    /// partition is hot while this equals `version`.
+    pub hot_version: u64,
     /// Nodes and slice bytes that promotion wrote.
     pub hot_nodes: u64,
     /// The bytes of the node slices that promotion wrote.
@@ -86,8 +103,77 @@ pub struct PartitionStatus {
 impl PartitionStatus {
     /// Whether every node of the live generation was promoted to the hot tier.
     pub fn is_hot(&self) -> bool {
-        self.generation != 0 && self.hot_generation == self.generation
+        self.generation != 0 && self.hot_version == self.version
     }
+}
+
+/// What a query node knows of one loaded partition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Live {
+    /// The content version: partition caches and hot-tier keys name it.
+    pub version: u64,
+    /// The generation whose objects hold the partition's rows.
+    pub generation: u64,
+    /// Those objects' key prefix (`None`: never loaded, only written: the delta is all).
+    pub prefix: Option<String>,
+    /// Writes with sequence numbers above this are in the delta, not in the objects.
+    pub base_seq: u64,
+    /// The last write to the partition (equal to `base_seq`: nothing pending).
+    pub delta_seq: u64,
+}
+
+impl Live {
+    /// Whether writes wait in the delta to be merged on reading.
+    pub fn pending(&self) -> bool {
+        self.delta_seq > self.base_seq
+    }
+}
+
+/// Pending write operations per partition, in order (encoded, see `delta`).
+pub(crate) type Delta = std::collections::HashMap<u32, Vec<Vec<u8>>>;
+
+const LIVE_SELECT: &str =
+    "SELECT partition_id, version, generation, object_key, base_seq, delta_seq FROM partition_metadata";
+
+fn live_row(r: &postgres::Row) -> (u32, Live) {
+    (
+        r.get::<_, i32>(0) as u32,
+        Live {
+            version: r.get::<_, i64>(1) as u64,
+            generation: r.get::<_, i64>(2) as u64,
+            prefix: r.get(3),
+            base_seq: r.get::<_, i64>(4) as u64,
+            delta_seq: r.get::<_, i64>(5) as u64,
+        },
+    )
+}
+
+/// The state of `parts` (every one, even never written: version 0), locked until `tx` ends:
+/// a writer's view, which no compaction swaps meanwhile.
+pub(crate) fn lock_live(tx: &mut postgres::Transaction<'_>, parts: &[u32]) -> Result<Vec<(u32, Live)>> {
+    let ids: Vec<i32> = parts.iter().map(|&p| p as i32).collect();
+    let sql = format!("{LIVE_SELECT} WHERE partition_id = ANY($1) ORDER BY partition_id FOR UPDATE");
+    let rows = tx.query(&sql, &[&ids]).map_err(meta("locking partitions"))?;
+    Ok(rows.iter().map(live_row).collect())
+}
+
+/// The pending writes of `parts`, in `tx`.
+pub(crate) fn read_delta(tx: &mut postgres::Transaction<'_>, parts: &[u32]) -> Result<Delta> {
+    let mut delta = Delta::new();
+    if parts.is_empty() {
+        return Ok(delta);
+    }
+    let ids: Vec<i32> = parts.iter().map(|&p| p as i32).collect();
+    for r in tx
+        .query(
+            "SELECT partition_id, op FROM partition_delta WHERE partition_id = ANY($1) ORDER BY partition_id, seq, n",
+            &[&ids],
+        )
+        .map_err(meta("reading pending writes"))?
+    {
+        delta.entry(r.get::<_, i32>(0) as u32).or_default().push(r.get(1));
+    }
+    Ok(delta)
 }
 
 /// What a worker reports for a partition it wrote.
@@ -224,24 +310,48 @@ impl Metadata {
             .ok_or_else(|| ClusterError::State("the partition count is missing or not a number".into()))
     }
 
-    /// The live generation of each partition: (generation, object key prefix), `None` where
-    /// nothing was loaded.
-    pub fn live(&mut self, partitions: u32) -> Result<Vec<Option<(u64, String)>>> {
+    /// What is live in each partition; `None` where nothing was ever loaded or written.
+    pub fn live(&mut self, partitions: u32) -> Result<Vec<Option<Live>>> {
         let mut out = vec![None; partitions as usize];
-        for r in self
+        let rows = self
             .client
-            .query(
-                "SELECT partition_id, generation, object_key FROM partition_metadata WHERE object_key IS NOT NULL",
-                &[],
-            )
-            .map_err(meta("reading the live generations"))?
-        {
-            let (p, g, k): (i32, i64, String) = (r.get(0), r.get(1), r.get(2));
+            .query(&format!("{LIVE_SELECT} WHERE version <> 0"), &[])
+            .map_err(meta("reading the live generations"))?;
+        for r in &rows {
+            let (p, l) = live_row(r);
             if let Some(slot) = out.get_mut(p as usize) {
-                *slot = Some((g as u64, k));
+                *slot = Some(l);
             }
         }
         Ok(out)
+    }
+
+    /// The live state of partitions `parts` and their pending writes, read by one statement
+    /// (one snapshot: a compaction that swaps meanwhile cannot pair a new generation with old
+    /// writes) in one round trip.
+    pub fn live_with_delta(&mut self, parts: &[u32]) -> Result<(Vec<(u32, Live)>, Delta)> {
+        let ids: Vec<i32> = parts.iter().map(|&p| p as i32).collect();
+        let rows = self
+            .client
+            .query(
+                "SELECT m.partition_id, m.version, m.generation, m.object_key, m.base_seq, m.delta_seq, d.op \
+                 FROM partition_metadata m LEFT JOIN partition_delta d ON d.partition_id = m.partition_id \
+                 WHERE m.partition_id = ANY($1) ORDER BY m.partition_id, d.seq, d.n",
+                &[&ids],
+            )
+            .map_err(meta("reading pending writes"))?;
+        let mut live: Vec<(u32, Live)> = Vec::new();
+        let mut delta = Delta::new();
+        for r in &rows {
+            let (p, l) = live_row(r);
+            if live.last().is_none_or(|(q, _)| *q != p) {
+                live.push((p, l));
+            }
+            if let Some(op) = r.get::<_, Option<Vec<u8>>>(6) {
+                delta.entry(p).or_default().push(op);
+            }
+        }
+        Ok((live, delta))
     }
 
     /// Every partition's row, by partition.
@@ -250,7 +360,7 @@ impl Metadata {
             .client
             .query(
                 "SELECT partition_id, generation, object_key, vertex_count, edge_count, temperature, \
-                 last_access, query_node, hot_generation, hot_nodes, hot_bytes \
+                 last_access, query_node, version, delta_ops, hot_version, hot_nodes, hot_bytes \
                  FROM partition_metadata ORDER BY partition_id",
                 &[],
             )
@@ -265,9 +375,11 @@ impl Metadata {
                 temperature: r.get(5),
                 last_access: r.get(6),
                 query_node: r.get(7),
-                hot_generation: r.get::<_, i64>(8) as u64,
-                hot_nodes: r.get::<_, i64>(9) as u64,
-                hot_bytes: r.get::<_, i64>(10) as u64,
+                version: r.get::<_, i64>(8) as u64,
+                delta_ops: r.get::<_, i64>(9) as u64,
+                hot_version: r.get::<_, i64>(10) as u64,
+                hot_nodes: r.get::<_, i64>(11) as u64,
+                hot_bytes: r.get::<_, i64>(12) as u64,
             })
             .collect())
     }
@@ -293,12 +405,12 @@ impl Metadata {
         let parts: Vec<i32> = done.iter().map(|d| d.partition as i32).collect();
         self.client
             .execute(
-                "UPDATE partition_metadata m SET hot_generation = a.g, hot_nodes = a.n, hot_bytes = a.b \
+                "UPDATE partition_metadata m SET hot_version = a.g, hot_nodes = a.n, hot_bytes = a.b \
                  FROM unnest($1::int[], $2::int8[], $3::int8[], $4::int8[]) AS a(p, g, n, b) \
                  WHERE m.partition_id = a.p",
                 &[
                     &parts,
-                    &col(|d| d.generation as i64),
+                    &col(|d| d.version as i64),
                     &col(|d| d.nodes as i64),
                     &col(|d| d.bytes as i64),
                 ],
@@ -312,7 +424,7 @@ impl Metadata {
         let parts: Vec<i32> = parts.iter().map(|&p| p as i32).collect();
         self.client
             .execute(
-                "UPDATE partition_metadata SET hot_generation = 0, hot_nodes = 0, hot_bytes = 0 \
+                "UPDATE partition_metadata SET hot_version = 0, hot_nodes = 0, hot_bytes = 0 \
                  WHERE partition_id = ANY($1)",
                 &[&parts],
             )
@@ -432,6 +544,10 @@ impl Metadata {
     /// Returns the object prefixes of the generations it replaced.
     pub fn finish_load(&mut self, load: u64, types: &[(String, EdgeTypeOptions)]) -> Result<Vec<String>> {
         let mut tx = self.client.transaction().map_err(meta("finishing a load"))?;
+        // Writes wait until the swap is done: a load replaces the whole graph, writes
+        // acknowledged before it included (they are not in the store it was made from).
+        tx.batch_execute(WRITE_LOCK)
+            .map_err(meta("waiting for writes to finish"))?;
         let id = load as i64;
         let pending: i64 = tx
             .query_one(
@@ -459,13 +575,17 @@ impl Metadata {
             .iter()
             .map(|r| r.get(0))
             .collect();
+        let version = next_number(&mut tx)?;
         tx.execute(
             "UPDATE partition_metadata m SET generation = l.load_id, object_key = l.object_key, \
-             vertex_count = l.vertex_count, edge_count = l.edge_count \
+             vertex_count = l.vertex_count, edge_count = l.edge_count, version = $2, \
+             base_seq = m.delta_seq, delta_ops = 0 \
              FROM partition_loads l WHERE l.load_id = $1 AND l.partition_id = m.partition_id",
-            &[&id],
+            &[&id, &(version as i64)],
         )
         .map_err(meta("swapping in the new generations"))?;
+        tx.execute("DELETE FROM partition_delta", &[])
+            .map_err(meta("dropping writes the load replaces"))?;
         tx.execute("DELETE FROM edge_types", &[])
             .map_err(meta("replacing the edge types"))?;
         for (name, o) in types {
@@ -480,4 +600,132 @@ impl Metadata {
         tx.commit().map_err(meta("finishing a load"))?;
         Ok(old)
     }
+}
+
+/// Held by a write (and a load's swap) until its transaction ends: one writer at a time, so
+/// write sequence numbers follow commit order.
+const WRITE_LOCK: &str = "SELECT pg_advisory_xact_lock(7687002)";
+
+/// A fresh number of the generation sequence (generations, versions and write sequence
+/// numbers all come from it, so none is ever used twice).
+pub(crate) fn next_number(tx: &mut postgres::Transaction<'_>) -> Result<u64> {
+    Ok(tx
+        .query_one("SELECT nextval('hopdb_generation')", &[])
+        .map_err(meta("taking a sequence number"))?
+        .get::<_, i64>(0) as u64)
+}
+
+/// One partition's operations of a write.
+pub(crate) struct PartitionOps {
+    pub partition: u32,
+    pub ops: Vec<Vec<u8>>,
+}
+
+impl Metadata {
+    /// Starts a write transaction, waiting for any other writer to finish.
+    pub fn begin_write(&mut self) -> Result<postgres::Transaction<'_>> {
+        let mut tx = self.client.transaction().map_err(meta("starting a write"))?;
+        tx.batch_execute(WRITE_LOCK)
+            .map_err(meta("waiting for the write lock"))?;
+        Ok(tx)
+    }
+
+    /// Replaces partition `p`'s generation `expected` with a compacted one holding the writes
+    /// up to `cut`, dropping those from the delta. Returns the replaced generation's prefix, or
+    /// `None` when the partition changed generation meanwhile (a load or another compaction:
+    /// nothing is swapped).
+    pub fn swap_compacted(
+        &mut self,
+        p: u32,
+        expected: u64,
+        w: &Written,
+        generation: u64,
+        cut: u64,
+    ) -> Result<Option<Option<String>>> {
+        let mut tx = self.client.transaction().map_err(meta("swapping in a compaction"))?;
+        let row = tx
+            .query_one(
+                "SELECT generation, object_key FROM partition_metadata WHERE partition_id = $1 FOR UPDATE",
+                &[&(p as i32)],
+            )
+            .map_err(meta("swapping in a compaction"))?;
+        if row.get::<_, i64>(0) as u64 != expected {
+            return Ok(None);
+        }
+        let old: Option<String> = row.get(1);
+        let version = next_number(&mut tx)?;
+        tx.execute(
+            "DELETE FROM partition_delta WHERE partition_id = $1 AND seq <= $2",
+            &[&(p as i32), &(cut as i64)],
+        )
+        .map_err(meta("dropping compacted writes"))?;
+        tx.execute(
+            "UPDATE partition_metadata SET generation = $2, object_key = $3, vertex_count = $4, edge_count = $5, \
+             version = $6, base_seq = $7, \
+             delta_ops = (SELECT count(*) FROM partition_delta WHERE partition_id = $1) \
+             WHERE partition_id = $1",
+            &[
+                &(p as i32),
+                &(generation as i64),
+                &w.object_key,
+                &(w.vertex_count as i64),
+                &(w.edge_count as i64),
+                &(version as i64),
+                &(cut as i64),
+            ],
+        )
+        .map_err(meta("swapping in a compaction"))?;
+        tx.commit().map_err(meta("swapping in a compaction"))?;
+        Ok(Some(old))
+    }
+
+    /// A fresh number of the generation sequence, outside any transaction.
+    pub fn take_number(&mut self) -> Result<u64> {
+        Ok(self
+            .client
+            .query_one("SELECT nextval('hopdb_generation')", &[])
+            .map_err(meta("taking a sequence number"))?
+            .get::<_, i64>(0) as u64)
+    }
+}
+
+/// Appends a write's operations to the delta as sequence number `seq` and makes `seq` the
+/// new version of every partition it touched.
+pub(crate) fn append_delta(tx: &mut postgres::Transaction<'_>, seq: u64, parts: &[PartitionOps]) -> Result<()> {
+    let (mut ids, mut ns, mut ops) = (Vec::new(), Vec::new(), Vec::new());
+    for po in parts {
+        for (n, op) in po.ops.iter().enumerate() {
+            ids.push(po.partition as i32);
+            ns.push(n as i32);
+            ops.push(op.as_slice());
+        }
+    }
+    let seq = seq as i64;
+    tx.execute(
+        "INSERT INTO partition_delta (partition_id, seq, n, op) \
+         SELECT a.p, $1, a.n, a.op FROM unnest($2::int[], $3::int[], $4::bytea[]) AS a(p, n, op)",
+        &[&seq, &ids, &ns, &ops],
+    )
+    .map_err(meta("appending to the delta"))?;
+    let touched: Vec<i32> = parts.iter().map(|p| p.partition as i32).collect();
+    let counts: Vec<i64> = parts.iter().map(|p| p.ops.len() as i64).collect();
+    tx.execute(
+        "UPDATE partition_metadata m SET delta_seq = $1, version = $1, delta_ops = m.delta_ops + a.n \
+         FROM unnest($2::int[], $3::int8[]) AS a(p, n) WHERE m.partition_id = a.p",
+        &[&seq, &touched, &counts],
+    )
+    .map_err(meta("recording a write"))?;
+    Ok(())
+}
+
+/// Records edge types a write created (directed and simple, as the store creates them).
+pub(crate) fn add_edge_types(tx: &mut postgres::Transaction<'_>, names: &[String]) -> Result<()> {
+    for n in names {
+        tx.execute(
+            "INSERT INTO edge_types (name, undirected, multi) VALUES ($1, false, false) ON CONFLICT DO NOTHING",
+            &[n],
+        )
+        .map_err(meta("recording a new edge type"))?;
+    }
+    Ok(())
 }

@@ -60,19 +60,19 @@ impl Cluster {
         self.hot.as_ref().is_none_or(|h| h.wait_promotions(limit))
     }
 
-    /// The live generations of `parts`, decoded (from the cache or the cold tier); partitions
-    /// never loaded are left out.
+    /// The live contents of `parts`, decoded (from the cache or the cold tier, writes merged
+    /// in); partitions never loaded or written are left out.
     fn live_partitions(&self, parts: &[u32]) -> Result<HashMap<u32, Arc<Partition>>> {
-        let live = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let live = self.current();
         let mut out = HashMap::new();
         let mut missing = Vec::new();
         {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
             for &p in parts {
-                let Some(Some((generation, _))) = live.get(p as usize) else {
+                let Some(Some(l)) = live.get(p as usize) else {
                     continue;
                 };
-                match cache.get(p, *generation) {
+                match cache.get(p, l.version) {
                     Some(part) => {
                         out.insert(p, part);
                     }
@@ -141,8 +141,8 @@ impl Cluster {
         Ok(n)
     }
 
-    /// Deletes every node of the partitions `parts` from the hot tier (their live generation and
-    /// the one last promoted) and records them as not hot.
+    /// Deletes every node of the partitions `parts` from the hot tier (under their live version
+    /// and the one last promoted) and records them as not hot.
     pub fn evict_partitions(&self, parts: &[u32]) -> Result<EvictReport> {
         let hot = self.hot_tier()?;
         let started = Instant::now();
@@ -154,14 +154,14 @@ impl Cluster {
             let held = self.live_partitions(step)?;
             let mut groups = Vec::new();
             for (&p, part) in &held {
-                let mut generations = vec![part.generation];
+                let mut versions = vec![part.version];
                 if let Some(s) = status.get(p as usize) {
-                    if s.hot_generation != 0 && s.hot_generation != part.generation {
-                        generations.push(s.hot_generation);
+                    if s.hot_version != 0 && s.hot_version != part.version {
+                        versions.push(s.hot_version);
                     }
                 }
-                for g in generations {
-                    groups.push(part.node_keys().map(|k| entry_key(p, g, k)).collect());
+                for g in versions {
+                    groups.push(part.node_keys().into_iter().map(|k| entry_key(p, g, k)).collect());
                 }
             }
             report.entries += self.rt.block_on(hot.delete(groups))?;
@@ -177,7 +177,7 @@ impl Cluster {
         let budget = self.hot_tier()?.budget_bytes();
         self.flush_access()?;
         let mut status = self.status()?;
-        status.retain(|s| s.generation != 0);
+        status.retain(|s| s.version != 0);
         status.sort_by(|a, b| b.temperature.total_cmp(&a.temperature));
         let started = Instant::now();
         let mut promoted = PromoteReport::default();
@@ -211,7 +211,7 @@ impl Cluster {
         let evict: Vec<u32> = self
             .status()?
             .iter()
-            .filter(|s| s.hot_generation != 0 && !keep.contains(&s.partition))
+            .filter(|s| s.hot_version != 0 && !keep.contains(&s.partition))
             .map(|s| s.partition)
             .collect();
         let evicted = self.evict_partitions(&evict)?;
@@ -223,7 +223,8 @@ impl Cluster {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Promoted {
     pub partition: u32,
-    pub generation: u64,
+    /// The content version written.
+    pub version: u64,
     pub nodes: u64,
     pub bytes: u64,
 }
@@ -245,10 +246,10 @@ fn encode_in_parallel(held: &[(u32, Arc<Partition>)]) -> Vec<(Promoted, Entries)
 
 /// Every node of a partition as hot-tier entries (key, slice), with what they add up to.
 fn promotion(p: u32, part: &Partition) -> (Promoted, Entries) {
-    let entries: Entries = part.node_keys().filter_map(|k| entry(p, part, k)).collect();
+    let entries: Entries = part.node_keys().into_iter().filter_map(|k| entry(p, part, k)).collect();
     let done = Promoted {
         partition: p,
-        generation: part.generation,
+        version: part.version,
         nodes: entries.len() as u64,
         bytes: entries_bytes(&entries),
     };
@@ -257,7 +258,7 @@ fn promotion(p: u32, part: &Partition) -> (Promoted, Entries) {
 
 /// The hot-tier entry of the node with encoded key `enc`, if partition `p` holds it.
 fn entry(p: u32, part: &Partition, enc: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
-    slice::encode(part, enc).map(|v| (entry_key(p, part.generation, enc), v))
+    slice::encode(part, enc).map(|v| (entry_key(p, part.version, enc), v))
 }
 
 /// The entries of the located nodes that `parts` hold, grouped by partition (one-vertex

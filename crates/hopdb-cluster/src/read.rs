@@ -11,12 +11,16 @@ use hopdb_core::{codec, Degree, Direction, Edge, Node, NodeKey};
 use bytes::Bytes;
 
 use crate::cold::{Partition, RowDir, TypeNames};
-use crate::error::{objects, Result};
+use crate::error::{objects, ClusterError, Result};
 use crate::hot::{entry_key, HotTier};
+use crate::meta::{Delta, Live};
 use crate::partition::partition_of_encoded;
 use crate::promote::node_entries;
 use crate::slice::{NodeRows, NodeSlice};
 use crate::{Cluster, LiveGenerations};
+
+/// A generation's two objects, as read.
+type Files = (Bytes, Bytes);
 
 /// Partition fetches in flight at once.
 const FETCH_CONCURRENCY: usize = 16;
@@ -56,10 +60,10 @@ impl Cache {
         }
     }
 
-    pub(crate) fn get(&mut self, p: u32, generation: u64) -> Option<Arc<Partition>> {
+    pub(crate) fn get(&mut self, p: u32, version: u64) -> Option<Arc<Partition>> {
         self.tick += 1;
         match self.held.get_mut(&p) {
-            Some((part, used)) if part.generation == generation => {
+            Some((part, used)) if part.version == version => {
                 *used = self.tick;
                 self.hits += 1;
                 Some(part.clone())
@@ -71,7 +75,7 @@ impl Cache {
         }
     }
 
-    fn insert(&mut self, p: u32, part: Arc<Partition>) {
+    pub(crate) fn insert(&mut self, p: u32, part: Arc<Partition>) {
         if self.budget == 0 {
             return; // no cache: every read goes to the hot or cold tier
         }
@@ -135,7 +139,7 @@ impl Cluster {
     /// else its partition read from the cold tier (and the slice promoted in the background).
     /// `None` where the partition was never loaded.
     fn resolve(&self, located: &[Located]) -> Result<Vec<Option<Held>>> {
-        let live = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let live = self.current();
         self.note_access();
         let mut out: Vec<Option<Held>> = vec![None; located.len()];
         // Keys whose partition is loaded but not cached.
@@ -147,21 +151,20 @@ impl Cluster {
                 let part = seen.entry(l.part).or_insert_with(|| {
                     self.access.count(l.part);
                     live.get(l.part as usize)
-                        .cloned()
-                        .flatten()
-                        .map(|(generation, _)| cache.get(l.part, generation))
+                        .and_then(Option::as_ref)
+                        .map(|lv| cache.get(l.part, lv.version))
                 });
                 match part {
-                    None => {} // never loaded: empty
+                    None => {} // never loaded or written: empty
                     Some(Some(p)) => out[i] = Some(Held::Partition(p.clone())),
                     Some(None) => wanted.push(i),
                 }
             }
         }
-        let generation = |p: u32| live[p as usize].as_ref().map_or(0, |(g, _)| *g);
+        let version = |p: u32| live[p as usize].as_ref().map_or(0, |l| l.version);
         if let Some(hot) = &self.hot {
             if !wanted.is_empty() {
-                wanted = self.read_hot(hot, located, &wanted, &generation, &mut out);
+                wanted = self.read_hot(hot, located, &wanted, &version, &mut out);
             }
         }
         if wanted.is_empty() {
@@ -185,7 +188,7 @@ impl Cluster {
         hot: &HotTier,
         located: &[Located],
         wanted: &[usize],
-        generation: &dyn Fn(u32) -> u64,
+        version: &dyn Fn(u32) -> u64,
         out: &mut [Option<Held>],
     ) -> Vec<usize> {
         let mut by_part: HashMap<u32, Vec<usize>> = HashMap::new();
@@ -197,7 +200,7 @@ impl Cluster {
             .iter()
             .map(|(p, idx)| {
                 idx.iter()
-                    .map(|&i| entry_key(*p, generation(*p), &located[i].enc))
+                    .map(|&i| entry_key(*p, version(*p), &located[i].enc))
                     .collect()
             })
             .collect();
@@ -232,32 +235,72 @@ impl Cluster {
         still
     }
 
-    /// Reads and decodes the live generations of the partitions `parts` (each once; those never
-    /// loaded are left out) from the cold tier together, and caches them.
+    /// Reads the live contents of the partitions `parts` (each once; those never loaded or
+    /// written are left out) from the cold tier together, merges their pending writes, and
+    /// caches them. A view that a compaction made stale (its objects deleted) is refreshed
+    /// and the read tried once more.
     pub(crate) fn fetch_cold(
         &self,
         live: &LiveGenerations,
         parts: impl IntoIterator<Item = u32>,
     ) -> Result<HashMap<u32, Arc<Partition>>> {
-        let mut missing: Vec<(u32, u64, String)> = parts
-            .into_iter()
-            .filter_map(|p| {
-                let (g, prefix) = live.get(p as usize)?.as_ref()?;
-                Some((p, *g, prefix.clone()))
-            })
+        let mut parts: Vec<u32> = parts.into_iter().collect();
+        parts.sort_unstable();
+        parts.dedup();
+        match self.fetch_cold_once(live, &parts) {
+            Err(ClusterError::ObjectStore {
+                source: object_store::Error::NotFound { .. },
+                ..
+            }) => {
+                self.refresh()?;
+                let live = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
+                self.fetch_cold_once(&live, &parts)
+            }
+            r => r,
+        }
+    }
+
+    fn fetch_cold_once(&self, live: &LiveGenerations, parts: &[u32]) -> Result<HashMap<u32, Arc<Partition>>> {
+        let mut want: Vec<(u32, Live)> = parts
+            .iter()
+            .filter_map(|&p| Some((p, live.get(p as usize)?.clone()?)))
             .collect();
-        missing.sort_unstable_by_key(|m| m.0);
-        missing.dedup_by_key(|m| m.0);
+        let pending: Vec<u32> = want.iter().filter(|(_, l)| l.pending()).map(|(p, _)| *p).collect();
+        let mut delta = Delta::new();
+        if !pending.is_empty() {
+            // The pending writes and the state they apply to, read together.
+            let (fresh, d) = self.meta()?.live_with_delta(&pending)?;
+            self.note_live(&fresh);
+            for (p, l) in fresh {
+                if let Some(w) = want.iter_mut().find(|(q, _)| *q == p) {
+                    w.1 = l;
+                }
+            }
+            delta = d;
+        }
+        self.fetch_partitions(want, &delta)
+    }
+
+    /// Reads the objects of `want`'s generations together, merges `delta`'s operations into
+    /// them, and caches the results under their versions.
+    pub(crate) fn fetch_partitions(
+        &self,
+        want: Vec<(u32, Live)>,
+        delta: &Delta,
+    ) -> Result<HashMap<u32, Arc<Partition>>> {
         let mut out = HashMap::new();
-        if missing.is_empty() {
+        if want.is_empty() {
             return Ok(out);
         }
         let objects = self.objects.clone();
-        let fetched: Vec<(u32, u64, String, bytes::Bytes, bytes::Bytes)> = self.rt.block_on(
-            stream::iter(missing)
-                .map(|(p, generation, prefix)| {
+        let fetched: Vec<(u32, Live, Option<Files>)> = self.rt.block_on(
+            stream::iter(want)
+                .map(|(p, l)| {
                     let objects = objects.clone();
                     async move {
+                        let Some(prefix) = l.prefix.clone() else {
+                            return Ok((p, l, None)); // only ever written: the delta is all
+                        };
                         let get = |name: &str| {
                             let path = object_store::path::Path::from(format!("{prefix}/{name}"));
                             let objects = objects.clone();
@@ -266,16 +309,27 @@ impl Cluster {
                                 r.bytes().await.map_err(objects_err(&path))
                             }
                         };
-                        let (nodes, edges) = futures::try_join!(get("nodes.parquet"), get("edges.parquet"))?;
-                        Ok::<_, crate::ClusterError>((p, generation, prefix, nodes, edges))
+                        let files = futures::try_join!(get("nodes.parquet"), get("edges.parquet"))?;
+                        Ok::<_, ClusterError>((p, l, Some(files)))
                     }
                 })
                 .buffer_unordered(FETCH_CONCURRENCY)
                 .try_collect(),
         )?;
+        let mut built = Vec::with_capacity(fetched.len());
+        for (p, l, files) in fetched {
+            let base = match (files, &l.prefix) {
+                (Some((nodes, edges)), Some(prefix)) => Some(Partition::decode(prefix, l.version, nodes, edges)?),
+                _ => None,
+            };
+            let part = match (delta.get(&p), base) {
+                (None, Some(base)) => base,
+                (ops, base) => crate::delta::merge(p, base, ops.map_or(&[][..], Vec::as_slice), l.version)?,
+            };
+            built.push((p, Arc::new(part)));
+        }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        for (p, generation, prefix, nodes, edges) in fetched {
-            let part = Arc::new(Partition::decode(&prefix, generation, nodes, edges)?);
+        for (p, part) in built {
             cache.insert(p, part.clone());
             out.insert(p, part);
         }

@@ -115,7 +115,7 @@ impl NodeSlice {
             object: what.to_string(),
             why: why.to_string(),
         };
-        let mut r = Reader { buf: &buf, at: 0 };
+        let mut r = Reader::new(&buf);
         if r.byte().ok_or_else(|| bad("empty"))? != VERSION {
             return Err(bad("unknown slice version"));
         }
@@ -157,7 +157,7 @@ impl NodeSlice {
                 props,
             });
         }
-        if r.at != buf.len() {
+        if !r.done() {
             return Err(bad("trailing bytes"));
         }
         Ok(NodeSlice {
@@ -229,7 +229,7 @@ impl NodeRows for NodeSlice {
     }
 }
 
-fn put_len(out: &mut Vec<u8>, mut n: usize) {
+pub(crate) fn put_len(out: &mut Vec<u8>, mut n: usize) {
     loop {
         let b = (n & 0x7f) as u8;
         n >>= 7;
@@ -241,24 +241,45 @@ fn put_len(out: &mut Vec<u8>, mut n: usize) {
     }
 }
 
-fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     put_len(out, b.len());
     out.extend_from_slice(b);
 }
 
-struct Reader<'a> {
+/// Reads what `put_len`, `put_bytes` and fixed-width fields wrote; `None` when truncated.
+pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     at: usize,
 }
 
-impl Reader<'_> {
-    fn byte(&mut self) -> Option<u8> {
+impl<'a> Reader<'a> {
+    pub(crate) fn new(buf: &'a [u8]) -> Reader<'a> {
+        Reader { buf, at: 0 }
+    }
+
+    /// Whether every byte was read.
+    pub(crate) fn done(&self) -> bool {
+        self.at == self.buf.len()
+    }
+
+    /// A length-prefixed byte string.
+    pub(crate) fn take(&mut self) -> Option<&'a [u8]> {
+        let r = self.bytes()?;
+        Some(&self.buf[r])
+    }
+
+    /// A little-endian u64.
+    pub(crate) fn u64(&mut self) -> Option<u64> {
+        self.fixed::<8>().map(u64::from_le_bytes)
+    }
+
+    pub(crate) fn byte(&mut self) -> Option<u8> {
         let b = *self.buf.get(self.at)?;
         self.at += 1;
         Some(b)
     }
 
-    fn len(&mut self) -> Option<usize> {
+    pub(crate) fn len(&mut self) -> Option<usize> {
         let mut n = 0usize;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;

@@ -93,10 +93,12 @@ impl Cluster {
     }
 
     /// Copies every partition's live generation to `url` with `workers` copies in flight,
-    /// then writes the manifest (last: a snapshot without one is incomplete).
+    /// then writes the manifest (last: a snapshot without one is incomplete). Pending writes
+    /// are compacted first, so the snapshot holds every write acknowledged before it began.
     pub fn snapshot(&self, url: &str, workers: usize) -> Result<CopyReport> {
         let started = Instant::now();
         let to = self.store_at(url)?;
+        self.compact(None)?;
         let status = self.status()?;
         let types = self.edge_types()?;
         let loaded: Vec<_> = status.iter().filter(|s| s.object_key.is_some()).collect();

@@ -326,3 +326,65 @@ fn an_unreachable_or_hanging_redis_leaves_reads_to_the_cold_tier() {
         );
     }
 }
+
+#[test]
+fn a_write_is_never_answered_stale_from_the_hot_tier() {
+    let Some(pg) = server() else { return };
+    let Some(r) = redis(3, 0) else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let c = new_cluster_with(&pg, "hot_writes", cold.path(), 7, &hot_sections(&r, 64, true));
+    load(&c, &g, 2);
+    c.promote_partitions(&(0..7).collect::<Vec<_>>()).unwrap();
+    assert_eq!(hot_partitions(&c).len(), 7);
+    assert_eq!(assert_same_graph(&g, &c), 40);
+    let before = c.hot_stats().unwrap();
+    assert_eq!(before.misses, 0, "{before:?}");
+
+    let batch = vec![
+        hopdb_cluster::Mutation::node(
+            "n5",
+            &["Changed"],
+            hopdb_core::props([("name", hopdb_core::Value::Str("renamed".into()))]),
+        ),
+        hopdb_cluster::Mutation::edge("n5", "NEXT", "n20", Some(3.0), Default::default()),
+        hopdb_cluster::Mutation::DeleteNode { key: "n10".into() },
+    ];
+    let report = c.write(&batch).unwrap();
+    {
+        let mut w = g.write().unwrap();
+        w.upsert_node(
+            "n5",
+            &["Changed"],
+            hopdb_core::props([("name", hopdb_core::Value::Str("renamed".into()))]),
+            WriteMode::Merge,
+        )
+        .unwrap();
+        w.upsert_edge("n5", "NEXT", "n20", Some(3.0), Default::default(), WriteMode::Merge)
+            .unwrap();
+        w.delete_node_if_exists("n10").unwrap();
+        w.commit().unwrap();
+    }
+    // The written partitions have new versions: their old entries are not read (misses, then
+    // promotion on miss under the new version); the others are still hits.
+    let written: BTreeSet<u32> = c
+        .status()
+        .unwrap()
+        .iter()
+        .filter(|s| s.delta_ops > 0)
+        .map(|s| s.partition)
+        .collect();
+    assert_eq!(written.len(), report.partitions);
+    assert_eq!(hot_partitions(&c), (0..7).filter(|p| !written.contains(p)).collect());
+    assert_eq!(assert_same_graph(&g, &c), 39);
+    let after = c.hot_stats().unwrap();
+    assert!(after.misses > 0, "{after:?}");
+    assert!(c.wait_promotions(Duration::from_secs(10)));
+    assert_eq!(assert_same_graph(&g, &c), 39);
+    assert_eq!(c.hot_stats().unwrap().misses, after.misses, "promoted on the miss");
+    // A compaction changes the versions again; answers stay the store's.
+    c.compact(None).unwrap();
+    assert_eq!(assert_same_graph(&g, &c), 39);
+    assert!(c.wait_promotions(Duration::from_secs(10)));
+    assert_eq!(assert_same_graph(&g, &c), 39);
+}

@@ -1,6 +1,7 @@
 //! The cold tier on a distributed MinIO (four processes on loopback, one erasure set of 2 data
 //! and 2 parity shards): with one node down reads and loads go on; with two down reads go on
-//! and a load fails cleanly, leaving the live graph; after a restart loads work again. Every
+//! and a load or compaction fails cleanly, leaving the live graph, while writes (to the delta in
+//! PostgreSQL) go on; after a restart loads and compactions work again. Every
 //! answer is compared with the embedded store's.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -48,9 +49,27 @@ fn reads_survive_two_minio_nodes_down_and_loads_fail_cleanly_then_resume() {
     let e = c.load_from(&g, &LoadOptions::default()).unwrap_err();
     assert!(e.to_string().contains("object storage"), "{e}");
     assert_eq!(assert_same_graph(&smaller, &c), 39, "the failed load changed nothing");
+    // Writes go to the delta in PostgreSQL: acknowledged with two nodes down and read back
+    // merged; compacting them fails cleanly until the nodes return.
+    c.write(&[hopdb_cluster::Mutation::DeleteNode { key: "n4".into() }])
+        .unwrap();
+    let mut w = smaller.write().unwrap();
+    w.delete_node("n4").unwrap();
+    w.commit().unwrap();
+    assert_eq!(assert_same_graph(&smaller, &c), 38, "two nodes down: a write");
+    let e = c.compact(None).unwrap_err();
+    assert!(e.to_string().contains("object storage"), "{e}");
+    assert_eq!(
+        assert_same_graph(&smaller, &c),
+        38,
+        "the failed compaction changed nothing"
+    );
 
     minio.restart(0).unwrap();
     minio.restart(1).unwrap();
+    let r = c.compact(None).unwrap();
+    assert!(r.partitions > 0 && r.conflicts == 0, "{r:?}");
+    assert_eq!(assert_same_graph(&smaller, &c), 38, "after the restart: the compaction");
     load(&c, &g, 2);
     assert_eq!(assert_same_graph(&g, &c), 40, "after the restart: a load");
 }

@@ -26,3 +26,15 @@ pub fn encode_props(p: &Props) -> Result<Vec<u8>> {
 pub fn decode_props(b: &[u8]) -> Result<Props> {
     value::decode_props(&mut Reader::new(b))
 }
+
+/// Checks a property map as the store's writes check it (names, nesting), for layers that
+/// write outside RocksDB and must refuse exactly what the store refuses.
+pub fn validate_props(p: &Props) -> Result<()> {
+    value::validate_props(p)
+}
+
+/// Checks a label or edge type name as the store's writes check it; `what` names it in the
+/// error ("label", "edge type").
+pub fn validate_name(what: &'static str, name: &str) -> Result<()> {
+    value::validate_name(what, name)
+}

@@ -9,12 +9,16 @@
 //! tier's cases run instead ([`hot`]): partition promotion, hot 1- and 2-hop, throughput by
 //! query nodes, eviction, one-vertex promotion and the memo's mixed hot/cold access.
 //!
+//! With `--writes`, the write cases run instead ([`writes`]): writes through the delta against
+//! the embedded store's, reads with writes pending and compacted, compaction.
+//!
 //! `cargo run --release -p hopdb-cluster --example cluster_bench -- STORE [--partitions 1024]
 //!  [--workers 2] [--queries 2000] [--cache-mb 64] [--load-mb 1024] [--no-snapshot]
-//!  [--hot [--masters 3]] [--out FILE.json]`
+//!  [--hot [--masters 3] | --writes] [--out FILE.json]`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hot;
+mod writes;
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -36,6 +40,7 @@ struct Args {
     queries: usize,
     cache_mb: u64,
     hot: bool,
+    writes: bool,
     masters: usize,
     load_mb: u64,
     snapshot: bool,
@@ -50,6 +55,7 @@ fn args() -> Args {
         queries: 2000,
         cache_mb: 64,
         hot: false,
+        writes: false,
         masters: 3,
         load_mb: 1024,
         snapshot: true,
@@ -63,6 +69,7 @@ fn args() -> Args {
             "--queries" => a.queries = it.next().unwrap().parse().unwrap(),
             "--cache-mb" => a.cache_mb = it.next().unwrap().parse().unwrap(),
             "--hot" => a.hot = true,
+            "--writes" => a.writes = true,
             "--masters" => a.masters = it.next().unwrap().parse().unwrap(),
             "--load-mb" => a.load_mb = it.next().unwrap().parse().unwrap(),
             "--no-snapshot" => a.snapshot = false,
@@ -198,6 +205,13 @@ fn main() {
             serde_json::json!({"case": case, "bytes": r.bytes, "seconds": r.seconds, "workers": r.workers,
             "gb_per_s_per_worker": r.bytes_per_second_per_worker() / 1e9}),
         );
+    }
+    if a.writes {
+        results.extend(writes::run(&c, &g, &keys, a.queries));
+        if let Some(out) = a.out {
+            std::fs::write(out, serde_json::to_string_pretty(&results).unwrap()).unwrap();
+        }
+        return;
     }
     if let Some(r) = &redis {
         results.extend(hot::run(&c, &cfg, r, &g, &keys, a.queries));

@@ -1,0 +1,526 @@
+//! Writes on a cluster: a batch of mutations, with the embedded store's meaning, becomes one
+//! PostgreSQL transaction appending each touched partition's row changes to the delta
+//! (decision 0043). Acknowledged means committed in PostgreSQL, so a write survives the query
+//! node, Redis and the object store; the cold tier gets it at the next compaction.
+//!
+//! One writer at a time across the cluster (an advisory lock): the writer reads the current
+//! rows of the partitions it touches (locked against a compaction swapping them), works out
+//! what changes, and commits the changes under a fresh sequence number that becomes those
+//! partitions' content version, so every cache and hot-tier key of their old contents stops
+//! being read at once.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use hopdb_core::{codec, EdgeTypeOptions, NodeKey, Props, WriteMode};
+
+use crate::cold::{EdgeRow, NodeRow, Partition, RowDir};
+use crate::delta::{row_id, Op, RowId};
+use crate::error::{meta, ClusterError, Result};
+use crate::meta::{add_edge_types, append_delta, lock_live, next_number, read_delta, Live, PartitionOps};
+use crate::partition::partition_of_encoded;
+use crate::slice::NodeRows;
+use crate::Cluster;
+
+/// One change to the graph, with the meaning the embedded store's write of the same name has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mutation {
+    /// Creates or updates a node (`WriteTxn::upsert_node`): `Merge` adds labels and merges
+    /// properties, `Replace` sets both.
+    UpsertNode {
+        /// The node's key.
+        key: NodeKey,
+        /// Labels to add (merge) or to set (replace).
+        labels: Vec<String>,
+        /// Properties to merge in or to set.
+        props: Props,
+        /// How old and new combine.
+        mode: WriteMode,
+    },
+    /// Creates or updates the edge `src -[ty]-> dst` of a simple type, creating missing
+    /// endpoints (`WriteTxn::upsert_edge`); a new type is directed and simple.
+    UpsertEdge {
+        /// The source's key.
+        src: NodeKey,
+        /// The edge type.
+        ty: String,
+        /// The target's key.
+        dst: NodeKey,
+        /// The weight to set; `None` keeps the old one on merge.
+        weight: Option<f64>,
+        /// Properties to merge in or to set.
+        props: Props,
+        /// How old and new combine.
+        mode: WriteMode,
+    },
+    /// Deletes a node and every edge touching it, if it exists (`delete_node_if_exists`).
+    DeleteNode {
+        /// The node's key.
+        key: NodeKey,
+    },
+    /// Deletes the edge `src -[ty]-> dst` (every parallel one of a multi-edge type; either
+    /// orientation of an undirected one), if it exists (`delete_edge_if_exists`).
+    DeleteEdge {
+        /// The source's key.
+        src: NodeKey,
+        /// The edge type.
+        ty: String,
+        /// The target's key.
+        dst: NodeKey,
+    },
+}
+
+impl Mutation {
+    /// A merge of a node with these labels and properties.
+    pub fn node(key: impl Into<NodeKey>, labels: &[&str], props: Props) -> Mutation {
+        Mutation::UpsertNode {
+            key: key.into(),
+            labels: labels.iter().map(|l| l.to_string()).collect(),
+            props,
+            mode: WriteMode::Merge,
+        }
+    }
+
+    /// A merge of an edge with this weight and properties.
+    pub fn edge(
+        src: impl Into<NodeKey>,
+        ty: &str,
+        dst: impl Into<NodeKey>,
+        weight: Option<f64>,
+        props: Props,
+    ) -> Mutation {
+        Mutation::UpsertEdge {
+            src: src.into(),
+            ty: ty.to_string(),
+            dst: dst.into(),
+            weight,
+            props,
+            mode: WriteMode::Merge,
+        }
+    }
+
+    /// Refuses what the embedded store refuses, before anything is written.
+    fn validate(&self, at: usize) -> Result<()> {
+        let check = |r: hopdb_core::Result<()>| r.map_err(|e| ClusterError::Write { at, why: e.to_string() });
+        match self {
+            Mutation::UpsertNode { key, labels, props, .. } => {
+                check(key.validate())?;
+                for l in labels {
+                    check(codec::validate_name("label", l))?;
+                }
+                check(codec::validate_props(props))
+            }
+            Mutation::UpsertEdge {
+                src,
+                ty,
+                dst,
+                weight,
+                props,
+                ..
+            } => {
+                check(src.validate())?;
+                check(dst.validate())?;
+                check(codec::validate_name("edge type", ty))?;
+                if let Some(w) = weight.filter(|w| !w.is_finite()) {
+                    return Err(ClusterError::Write {
+                        at,
+                        why: format!("edge weight {w} is not a finite number"),
+                    });
+                }
+                check(codec::validate_props(props))
+            }
+            Mutation::DeleteNode { key } => check(key.validate()),
+            Mutation::DeleteEdge { src, dst, .. } => {
+                check(src.validate())?;
+                check(dst.validate())
+            }
+        }
+    }
+
+    /// Applies the mutation to an embedded store's write transaction: the write whose meaning
+    /// the cluster's has (a cluster and a store given the same mutations answer alike).
+    pub fn apply_to(&self, w: &mut hopdb_core::WriteTxn<'_>) -> hopdb_core::Result<()> {
+        match self.clone() {
+            Mutation::UpsertNode {
+                key,
+                labels,
+                props,
+                mode,
+            } => {
+                let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+                w.upsert_node(key, &labels, props, mode)
+            }
+            Mutation::UpsertEdge {
+                src,
+                ty,
+                dst,
+                weight,
+                props,
+                mode,
+            } => w.upsert_edge(src, &ty, dst, weight, props, mode),
+            Mutation::DeleteNode { key } => w.delete_node_if_exists(key).map(drop),
+            Mutation::DeleteEdge { src, ty, dst } => w.delete_edge_if_exists(src, &ty, dst).map(drop),
+        }
+    }
+
+    fn keys(&self) -> Vec<&NodeKey> {
+        match self {
+            Mutation::UpsertNode { key, .. } | Mutation::DeleteNode { key } => vec![key],
+            Mutation::UpsertEdge { src, dst, .. } | Mutation::DeleteEdge { src, dst, .. } => vec![src, dst],
+        }
+    }
+}
+
+/// What a write did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WriteReport {
+    /// Its sequence number (0: it changed nothing, nothing was written).
+    pub seq: u64,
+    /// Partitions it changed.
+    pub partitions: usize,
+    /// Row operations it appended to the delta.
+    pub operations: usize,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+/// The partitions a write works on: their state and rows as the write changes them.
+struct Working<'c> {
+    cluster: &'c Cluster,
+    parts: HashMap<u32, (Live, Partition)>,
+    ops: HashMap<u32, Vec<Op>>,
+    types: HashMap<String, EdgeTypeOptions>,
+    new_types: Vec<String>,
+}
+
+impl Working<'_> {
+    /// Reads (and locks) the partitions of `parts` not read yet.
+    fn load(&mut self, tx: &mut postgres::Transaction<'_>, parts: &[u32]) -> Result<()> {
+        let mut missing: Vec<u32> = parts.iter().copied().filter(|p| !self.parts.contains_key(p)).collect();
+        missing.sort_unstable();
+        missing.dedup();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let live = lock_live(tx, &missing)?;
+        let mut fetch = Vec::new();
+        {
+            let mut cache = self.cluster.cache.lock().unwrap_or_else(|e| e.into_inner());
+            for (p, l) in live {
+                if l.version == 0 {
+                    self.parts.insert(p, (l, Partition::empty(0)?));
+                } else if let Some(part) = cache.get(p, l.version) {
+                    self.parts.insert(p, (l, (*part).clone()));
+                } else {
+                    fetch.push((p, l));
+                }
+            }
+        }
+        // Pending writes only for what the cache lacks.
+        let pending: Vec<u32> = fetch.iter().filter(|(_, l)| l.pending()).map(|(p, _)| *p).collect();
+        let delta = read_delta(tx, &pending)?;
+        let states: HashMap<u32, Live> = fetch.iter().cloned().collect();
+        for (p, part) in self.cluster.fetch_partitions(fetch, &delta)? {
+            if let Some(l) = states.get(&p) {
+                self.parts.insert(p, (l.clone(), (*part).clone()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Partition `p` as this write has changed it so far; `load` read it (every caller
+    /// loads first).
+    fn rows(&mut self, p: u32) -> Result<&mut Partition> {
+        self.parts
+            .get_mut(&p)
+            .map(|(_, rows)| rows)
+            .ok_or_else(|| ClusterError::State(format!("internal: partition {p} changed before it was read")))
+    }
+
+    /// Whether partition `p` holds the row `id` now.
+    fn has_row(&mut self, p: u32, id: &RowId) -> Result<bool> {
+        Ok(self.rows(p)?.rows_of(&id.0).iter().any(|e| row_id(e) == *id))
+    }
+
+    fn push(&mut self, p: u32, op: Op) -> Result<()> {
+        self.rows(p)?.apply(op.clone());
+        self.ops.entry(p).or_default().push(op);
+        Ok(())
+    }
+
+    fn edge_type(&mut self, ty: &str, at: usize) -> Result<EdgeTypeOptions> {
+        if let Some(o) = self.types.get(ty) {
+            if o.multi {
+                return Err(ClusterError::Write {
+                    at,
+                    why: format!(
+                        "edge type {ty:?} allows parallel edges; a cluster writes simple edge types \
+                         (load multi-edge graphs with `hopdb cluster load`)"
+                    ),
+                });
+            }
+            return Ok(*o);
+        }
+        let o = EdgeTypeOptions::default();
+        self.types.insert(ty.to_string(), o);
+        self.new_types.push(ty.to_string());
+        Ok(o)
+    }
+
+    fn upsert_node(&mut self, key: &[u8], labels: &[String], props: &Props, mode: WriteMode) -> Result<()> {
+        let p = self.cluster.partition_of(key);
+        let old = self.rows(p)?.node_row(key);
+        let mut new_labels: Vec<String> = Vec::with_capacity(labels.len());
+        let mut props = props.clone();
+        if let (Some(o), WriteMode::Merge) = (&old, mode) {
+            new_labels.extend(o.labels.iter().cloned());
+            let mut merged = codec::decode_props(&o.props)?;
+            merged.extend(props);
+            props = merged;
+        }
+        for l in labels {
+            if !new_labels.contains(l) {
+                new_labels.push(l.clone());
+            }
+        }
+        let row = NodeRow {
+            key: key.to_vec(),
+            labels: new_labels,
+            props: codec::encode_props(&props)?,
+        };
+        self.push(p, Op::PutNode(row))?;
+        Ok(())
+    }
+
+    fn ensure_node(&mut self, key: &[u8]) -> Result<()> {
+        let p = self.cluster.partition_of(key);
+        if self.rows(p)?.has_node(key) {
+            return Ok(());
+        }
+        self.upsert_node(key, &[], &Props::new(), WriteMode::Merge)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn upsert_edge(
+        &mut self,
+        s: &[u8],
+        ty: &str,
+        d: &[u8],
+        weight: Option<f64>,
+        props: &Props,
+        mode: WriteMode,
+        at: usize,
+    ) -> Result<()> {
+        let o = self.edge_type(ty, at)?;
+        self.ensure_node(s)?;
+        self.ensure_node(d)?;
+        let (ps, pd) = (self.cluster.partition_of(s), self.cluster.partition_of(d));
+        let (there, back) = if o.undirected {
+            (RowDir::Undirected, RowDir::Undirected)
+        } else {
+            (RowDir::Out, RowDir::In)
+        };
+        let ty: Arc<str> = Arc::from(ty);
+        let id: RowId = (s.to_vec(), there, ty.clone(), d.to_vec(), 0);
+        let old = self.rows(ps)?.rows_of(s).into_iter().find(|e| row_id(e) == id);
+        let (weight, props) = match (&old, mode) {
+            (Some(o), WriteMode::Merge) => {
+                let mut merged = codec::decode_props(&o.props)?;
+                merged.extend(props.clone());
+                (weight.or(o.weight), merged)
+            }
+            _ => (weight, props.clone()),
+        };
+        let props = codec::encode_props(&props)?;
+        let row = |node: &[u8], dir: RowDir, other: &[u8]| EdgeRow {
+            node: node.to_vec(),
+            dir,
+            ty: ty.clone(),
+            other: other.to_vec(),
+            id: 0,
+            weight,
+            props: props.clone(),
+        };
+        self.push(ps, Op::PutRow(row(s, there, d)))?;
+        // An undirected self-loop is one row.
+        if !(o.undirected && s == d) {
+            self.push(pd, Op::PutRow(row(d, back, s)))?;
+        }
+        Ok(())
+    }
+
+    fn delete_edge(&mut self, s: &[u8], ty: &str, d: &[u8]) -> Result<()> {
+        let Some(o) = self.types.get(ty).copied() else {
+            return Ok(());
+        };
+        let (ps, pd) = (self.cluster.partition_of(s), self.cluster.partition_of(d));
+        let mut gone: Vec<(u32, RowId)> = Vec::new();
+        let (there, back) = if o.undirected {
+            (RowDir::Undirected, RowDir::Undirected)
+        } else {
+            (RowDir::Out, RowDir::In)
+        };
+        for e in self.rows(ps)?.rows_of(s) {
+            if e.dir == there && &*e.ty == ty && e.other == d {
+                let id = row_id(&e);
+                let rev: RowId = (d.to_vec(), back, e.ty.clone(), s.to_vec(), e.id);
+                if rev != id {
+                    gone.push((pd, rev));
+                }
+                gone.push((ps, id));
+            }
+        }
+        for (p, id) in gone {
+            if self.has_row(p, &id)? {
+                self.push(p, Op::DeleteRow(id))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn delete_node(&mut self, tx: &mut postgres::Transaction<'_>, key: &[u8]) -> Result<()> {
+        let p = self.cluster.partition_of(key);
+        if !self.rows(p)?.has_node(key) {
+            return Ok(());
+        }
+        // Each of its rows has a twin at the other end, in that node's partition.
+        let twins: Vec<RowId> = self
+            .rows(p)?
+            .rows_of(key)
+            .into_iter()
+            .filter(|e| e.other != key)
+            .map(|e| {
+                let back = match e.dir {
+                    RowDir::Out => RowDir::In,
+                    RowDir::In => RowDir::Out,
+                    RowDir::Undirected => RowDir::Undirected,
+                };
+                (e.other, back, e.ty, key.to_vec(), e.id)
+            })
+            .collect();
+        let others: Vec<u32> = twins.iter().map(|t| self.cluster.partition_of(&t.0)).collect();
+        self.load(tx, &others)?;
+        for (twin, q) in twins.into_iter().zip(others) {
+            if self.has_row(q, &twin)? {
+                self.push(q, Op::DeleteRow(twin))?;
+            }
+        }
+        self.push(p, Op::DeleteNode(key.to_vec()))?;
+        Ok(())
+    }
+}
+
+impl Cluster {
+    fn partition_of(&self, encoded: &[u8]) -> u32 {
+        partition_of_encoded(encoded, self.partitions)
+    }
+
+    /// Applies `batch` in order as one atomic write: all of it is acknowledged (committed in
+    /// PostgreSQL) or none of it. Reads on this query node see it at once; other query nodes
+    /// within `[metadata] refresh_ms`.
+    pub fn write(&self, batch: &[Mutation]) -> Result<WriteReport> {
+        let started = Instant::now();
+        for (at, m) in batch.iter().enumerate() {
+            m.validate(at)?;
+        }
+        let encoded: Vec<Vec<Vec<u8>>> = batch
+            .iter()
+            .map(|m| m.keys().into_iter().map(codec::encode_key).collect())
+            .collect();
+        let mut parts: Vec<u32> = encoded.iter().flatten().map(|k| self.partition_of(k)).collect();
+        parts.sort_unstable();
+        parts.dedup();
+
+        let mut m = self.meta()?;
+        let mut tx = m.begin_write()?;
+        let types = tx
+            .query("SELECT name, undirected, multi FROM edge_types", &[])
+            .map_err(meta("reading the edge types"))?
+            .iter()
+            .map(|r| {
+                (
+                    r.get::<_, String>(0),
+                    EdgeTypeOptions {
+                        undirected: r.get(1),
+                        multi: r.get(2),
+                    },
+                )
+            })
+            .collect();
+        let mut w = Working {
+            cluster: self,
+            parts: HashMap::new(),
+            ops: HashMap::new(),
+            types,
+            new_types: Vec::new(),
+        };
+        w.load(&mut tx, &parts)?;
+        for (at, (mutation, keys)) in batch.iter().zip(&encoded).enumerate() {
+            match mutation {
+                Mutation::UpsertNode {
+                    labels, props, mode, ..
+                } => w.upsert_node(&keys[0], labels, props, *mode)?,
+                Mutation::UpsertEdge {
+                    ty,
+                    weight,
+                    props,
+                    mode,
+                    ..
+                } => w.upsert_edge(&keys[0], ty, &keys[1], *weight, props, *mode, at)?,
+                Mutation::DeleteNode { .. } => w.delete_node(&mut tx, &keys[0])?,
+                Mutation::DeleteEdge { ty, .. } => w.delete_edge(&keys[0], ty, &keys[1])?,
+            }
+        }
+        if w.ops.is_empty() {
+            tx.rollback().map_err(meta("ending a write that changed nothing"))?;
+            return Ok(WriteReport {
+                seconds: started.elapsed().as_secs_f64(),
+                ..WriteReport::default()
+            });
+        }
+        let seq = next_number(&mut tx)?;
+        let mut changed: Vec<PartitionOps> = w
+            .ops
+            .iter()
+            .map(|(&p, ops)| PartitionOps {
+                partition: p,
+                ops: ops.iter().map(Op::encode).collect(),
+            })
+            .collect();
+        changed.sort_unstable_by_key(|c| c.partition);
+        append_delta(&mut tx, seq, &changed)?;
+        add_edge_types(&mut tx, &w.new_types)?;
+        tx.commit().map_err(meta("committing a write"))?;
+        drop(m);
+
+        // This query node reads its own write at once: the new versions, and the rows it
+        // already built, cached under them.
+        let report = WriteReport {
+            seq,
+            partitions: changed.len(),
+            operations: changed.iter().map(|c| c.ops.len()).sum(),
+            seconds: 0.0,
+        };
+        let mut fresh = Vec::with_capacity(changed.len());
+        let mut built = Vec::with_capacity(changed.len());
+        for c in &changed {
+            if let Some((mut l, mut part)) = w.parts.remove(&c.partition) {
+                l.version = seq;
+                l.delta_seq = seq;
+                fresh.push((c.partition, l));
+                part.version = seq;
+                built.push((c.partition, part));
+            }
+        }
+        self.note_live(&fresh);
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        for (p, part) in built {
+            cache.insert(p, Arc::new(part));
+        }
+        Ok(WriteReport {
+            seconds: started.elapsed().as_secs_f64(),
+            ..report
+        })
+    }
+}
