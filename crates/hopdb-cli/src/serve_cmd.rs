@@ -1,6 +1,7 @@
 //! `hopdb serve STORE`: serves the store's Cypher engine to Neo4j drivers over Bolt until
 //! SIGINT (Ctrl-C) or SIGTERM, then stops accepting, closes the connections (open
-//! transactions roll back) and closes the store.
+//! transactions roll back) and closes the store. `hopdb serve --cluster CONFIG` serves a
+//! cluster's graph instead, as one of its stateless query nodes (read queries).
 //!
 //! Authentication is on when the users file (`STORE.users.json`, or `--users FILE`) lists at
 //! least one user; then any address may be served. With it off (no users, or `--no-auth`)
@@ -11,13 +12,21 @@ use anyhow::{bail, Context, Result};
 use hopdb_cypher::QueryEngine;
 use hopdb_server::auth::default_users_path;
 use hopdb_server::{serve, AuthConfig, ServerConfig, TlsConfig, Users};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// `hopdb serve`'s arguments.
 #[derive(clap::Args)]
 pub struct ServeArgs {
     /// The store directory.
-    pub dir: PathBuf,
+    #[arg(required_unless_present = "cluster")]
+    pub dir: Option<PathBuf>,
+    /// Serve a cluster's graph instead of a store (docs/cluster.md): this process is one of
+    /// its stateless query nodes, any number of which answer the same graph. Read queries
+    /// only (write through the cluster's write interface); the algorithm procedures are not
+    /// offered. The users file defaults to CONFIG.users.json.
+    #[arg(long, value_name = "CONFIG", conflicts_with_all = ["dir", "create", "read_only", "no_projection"])]
+    pub cluster: Option<PathBuf>,
     /// Create a new, empty store when the directory holds none.
     #[arg(long)]
     pub create: bool,
@@ -140,7 +149,23 @@ fn http_listen(a: &ServeArgs) -> (Option<String>, bool) {
     }
 }
 
-/// Opens the store, serves it until SIGINT or SIGTERM, then shuts down and closes it.
+/// What is served: the store directory, or the cluster's configuration file (which also
+/// names the default users file).
+fn served(a: &ServeArgs) -> &Path {
+    a.cluster.as_deref().or(a.dir.as_deref()).unwrap_or(Path::new("."))
+}
+
+/// The engine for a cluster's query node.
+fn cluster_engine(config: &Path) -> Result<QueryEngine> {
+    let cfg = hopdb_cluster::ClusterConfig::from_file(config)?;
+    let cluster =
+        hopdb_cluster::Cluster::open(cfg).with_context(|| format!("opening the cluster of {}", config.display()))?;
+    let graph = hopdb_cluster::ClusterGraph::new(Arc::new(cluster));
+    Ok(QueryEngine::over(Arc::new(graph)))
+}
+
+/// Opens the store (or the cluster), serves it until SIGINT or SIGTERM, then shuts down and
+/// closes it.
 pub fn run(a: &ServeArgs) -> Result<()> {
     let auth = choose_auth(a)?;
     let (http, http_best_effort) = http_listen(a);
@@ -163,7 +188,7 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         eprintln!(
             "hopdb: warning: --no-auth: the {} user(s) in {} are ignored",
             auth.ignored_users,
-            default_users_path(&a.dir).display()
+            default_users_path(served(a)).display()
         );
     }
     let tls = match (&a.tls_cert, &a.tls_key) {
@@ -179,17 +204,23 @@ pub fn run(a: &ServeArgs) -> Result<()> {
     let scheme = if tls.is_some() { "bolt+s" } else { "bolt" };
     // Before anything starts, so a signal is never lost (nor kills the process mid-write).
     let mut signals = signals::install()?;
-    let db = open_store(
-        &StoreArgs {
-            dir: a.dir.clone(),
-            create: a.create,
-            read_only: a.read_only,
-            param: Vec::new(),
-            params: None,
-            timeout: None,
-        },
-        !a.no_projection,
-    )?;
+    let (engine, db) = match (&a.cluster, &a.dir) {
+        (Some(config), _) => (cluster_engine(config)?, None),
+        (None, dir) => {
+            let db = open_store(
+                &StoreArgs {
+                    dir: dir.clone().unwrap_or_default(),
+                    create: a.create,
+                    read_only: a.read_only,
+                    param: Vec::new(),
+                    params: None,
+                    timeout: None,
+                },
+                !a.no_projection,
+            )?;
+            (QueryEngine::new(db.clone()), Some(db))
+        }
+    };
     let config = ServerConfig {
         bolt_listen: a.bolt.clone(),
         max_connections: a.max_connections as usize,
@@ -204,15 +235,20 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         idle_transaction_timeout: seconds("idle-transaction-timeout", a.idle_transaction_timeout)?,
         workers: a.workers.map_or(ServerConfig::default().workers, |n| n as usize),
     };
-    let server = serve(QueryEngine::new(db.clone()), config).context("starting the Bolt server")?;
-    if !a.no_projection {
-        warm_projection(&db);
+    let server = serve(engine, config).context("starting the Bolt server")?;
+    if let Some(db) = db.as_ref().filter(|_| !a.no_projection) {
+        warm_projection(db);
     }
     eprintln!(
-        "hopdb: serving {} on {scheme}://{} (database \"neo4j\"; {auth_note}){}; Ctrl-C or SIGTERM stops",
-        a.dir.display(),
+        "hopdb: serving {}{} on {scheme}://{} (database \"neo4j\"; {auth_note}){}; Ctrl-C or SIGTERM stops",
+        if a.cluster.is_some() { "the cluster of " } else { "" },
+        served(a).display(),
         server.local_addr(),
-        if a.read_only { "; read-only" } else { "" }
+        if a.read_only || a.cluster.is_some() {
+            "; read-only"
+        } else {
+            ""
+        }
     );
     match (server.http_addr(), &http) {
         (Some(addr), _) => eprintln!(
@@ -240,8 +276,9 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         return Ok(());
     }
     // Every connection has let go of the store: dropping the last handle closes it.
+    let had_store = db.is_some();
     drop(db);
-    eprintln!("hopdb: stopped; store closed");
+    eprintln!("hopdb: stopped{}", if had_store { "; store closed" } else { "" });
     Ok(())
 }
 
@@ -259,7 +296,7 @@ struct AuthChoice {
 /// Authentication is on when the users file lists anyone; `--users FILE` must; `--no-auth`
 /// turns it off. Reads the file only: nothing is created.
 fn choose_auth(a: &ServeArgs) -> Result<AuthChoice> {
-    let default_path = default_users_path(&a.dir);
+    let default_path = default_users_path(served(a));
     if a.no_auth {
         // A broken file must not stop a server asked to ignore it.
         let ignored = Users::load(&default_path).ok().flatten().map_or(0, |u| u.len());
@@ -290,7 +327,7 @@ fn choose_auth(a: &ServeArgs) -> Result<AuthChoice> {
             } else {
                 "no such file"
             },
-            a.dir.display(),
+            served(a).display(),
             path.display()
         );
     }

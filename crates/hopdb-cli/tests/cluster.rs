@@ -47,26 +47,42 @@ fn generated_store(tmp: &Path, store: &Path, scale: &str) -> serde_json::Value {
     serde_json::from_str(&hopdb(&["stats", s(store), "--json"]).1).unwrap()
 }
 
-#[test]
-fn init_load_status_against_the_store() {
+/// A private PostgreSQL and a temporary directory holding a generated store (`store`), with
+/// the store's `hopdb stats --json`; `None` (after saying why) when PostgreSQL is missing.
+fn setup() -> Option<(PrivateServer, tempfile::TempDir, serde_json::Value)> {
     let pg = match PrivateServer::start() {
         Ok(pg) => pg,
-        Err(why) => return eprintln!("SKIPPED: {why}"),
+        Err(why) => {
+            eprintln!("SKIPPED: {why}");
+            return None;
+        }
     };
     let tmp = tempfile::tempdir().unwrap();
-    let (store, cold) = (tmp.path().join("store"), tmp.path().join("cold"));
-    let stats = generated_store(tmp.path(), &store, "0.02");
+    let stats = generated_store(tmp.path(), &tmp.path().join("store"), "0.02");
+    Some((pg, tmp, stats))
+}
 
-    let config = tmp.path().join("cluster.toml");
-    let conn = pg.create_database("cli").unwrap();
+/// `dir/cluster.toml` for a cluster of `partitions` with its cold tier in `dir/cold` and its
+/// metadata in a new database `db`; returns the file and the connection string.
+fn config_file(pg: &PrivateServer, dir: &Path, db: &str, partitions: u32) -> (std::path::PathBuf, String) {
+    let config = dir.join("cluster.toml");
+    let conn = pg.create_database(db).unwrap();
     std::fs::write(
         &config,
         format!(
-            "partitions = 32\n[cold]\nurl = \"file://{}\"\n[metadata]\npostgres = \"{conn}\"\n",
-            s(&cold)
+            "partitions = {partitions}\n[cold]\nurl = \"file://{}\"\n[metadata]\npostgres = \"{conn}\"\n",
+            s(&dir.join("cold"))
         ),
     )
     .unwrap();
+    (config, conn)
+}
+
+#[test]
+fn init_load_status_against_the_store() {
+    let Some((pg, tmp, stats)) = setup() else { return };
+    let (store, cold) = (tmp.path().join("store"), tmp.path().join("cold"));
+    let (config, conn) = config_file(&pg, tmp.path(), "cli", 32);
     let (ok, out, err) = hopdb(&["cluster", "init", "--config", s(&config)]);
     assert!(ok && out.contains("created the cluster: 32 partitions"), "{out}{err}");
     let (ok, out, _) = hopdb(&["cluster", "init", "--config", s(&config)]);
@@ -287,4 +303,177 @@ fn promote_evict_and_a_killed_promotion_never_leaves_a_half_hot_partition() {
         "the promotion was killed before it finished ({hot} partitions hot)"
     );
     eprintln!("{hot} of 128 partitions recorded hot when the promotion was killed");
+}
+
+/// A result value as comparable text: nodes by key, labels and properties, relationships by
+/// their ends' keys, type and properties (internal ids differ between a store and a cluster,
+/// whose ids are hashes of the keys).
+fn canon(v: &hopdb_cypher::Value) -> String {
+    use hopdb_cypher::Value as V;
+    match v {
+        V::Node(n) => {
+            let d = n.data.as_ref().unwrap();
+            let mut labels = d.labels.clone();
+            labels.sort();
+            let props: Vec<String> = d.props.iter().map(|(k, v)| format!("{k}={}", canon(v))).collect();
+            format!("({} {labels:?} {props:?})", n.key)
+        }
+        V::Relationship(r) => {
+            let props: Vec<String> = r
+                .data
+                .as_ref()
+                .unwrap()
+                .props
+                .iter()
+                .map(|(k, v)| format!("{k}={}", canon(v)))
+                .collect();
+            format!("[{}-{}->{} {props:?}]", r.src, r.ty, r.dst)
+        }
+        V::Path(p) => {
+            let nodes = p.nodes.iter().map(|n| canon(&V::Node(n.clone())));
+            let rels = p.rels.iter().map(|r| canon(&V::Relationship(r.clone())));
+            format!("<{}>", nodes.chain(rels).collect::<Vec<_>>().join(","))
+        }
+        V::List(l) => format!("[{}]", l.iter().map(canon).collect::<Vec<_>>().join(",")),
+        V::Map(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, v)| format!("{k}:{}", canon(v)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        other => format!("{other:?}"),
+    }
+}
+
+/// The rows of a query as text, in order when the query orders them, else sorted.
+fn rows(e: &hopdb_cypher::QueryEngine, q: &str, params: &hopdb_cypher::Params) -> Vec<String> {
+    let r = e.query(q, params).unwrap_or_else(|err| panic!("{q}: {err}"));
+    let mut out: Vec<String> = r
+        .collect_rows()
+        .unwrap()
+        .iter()
+        .map(|row| row.iter().map(canon).collect::<Vec<_>>().join(" | "))
+        .collect();
+    if !q.contains("ORDER BY") {
+        out.sort();
+    }
+    out
+}
+
+#[test]
+fn cypher_over_a_cluster_answers_as_the_store() {
+    use hopdb_cluster::{Cluster, ClusterConfig, ClusterGraph, Mutation};
+    use hopdb_cypher::{Params, QueryEngine};
+    use std::sync::Arc;
+
+    let Some((pg, tmp, _)) = setup() else { return };
+    let store = tmp.path().join("store");
+    let (config, _) = config_file(&pg, tmp.path(), "cypher", 64);
+    assert!(hopdb(&["cluster", "init", "--config", s(&config)]).0);
+    let (ok, _, err) = hopdb(&["cluster", "load", "--config", s(&config), s(&store)]);
+    assert!(ok, "{err}");
+
+    let local = QueryEngine::new(hopdb_database::Database::open(&store).unwrap());
+    let cluster = Arc::new(Cluster::open(ClusterConfig::from_file(&config).unwrap()).unwrap());
+    let remote = QueryEngine::over(Arc::new(ClusterGraph::new(cluster.clone())));
+    assert!(remote.remote().is_some() && local.remote().is_none());
+
+    // Seeds of each kind, and a hub: the entity mentioned most.
+    let mut seeds = Vec::new();
+    for q in [
+        "MATCH (d:Document) RETURN d._key ORDER BY d._key LIMIT 3",
+        "MATCH (c:Chunk) RETURN c._key ORDER BY c._key LIMIT 3",
+        "MATCH (e:Entity)<-[:MENTIONS]-() RETURN e._key, count(*) AS n ORDER BY n DESC, e._key LIMIT 2",
+    ] {
+        for row in local.query(q, &Params::new()).unwrap().collect_rows().unwrap() {
+            seeds.push(row[0].clone());
+        }
+    }
+    assert_eq!(seeds.len(), 8);
+    let per_seed = [
+        "MATCH (n {_key: $k}) RETURN n",
+        "MATCH (n {_key: $k}) RETURN labels(n), keys(n), n._key",
+        "MATCH (n {_key: $k})-[r]->(m) RETURN type(r), m._key",
+        "MATCH (n {_key: $k})<-[r]-(m) RETURN r, m",
+        "MATCH (n {_key: $k})-[r]-(m) RETURN r",
+        "MATCH (n {_key: $k})--()--(o) RETURN DISTINCT o._key",
+        "MATCH (n {_key: $k})-[*1..2]-(o) RETURN count(DISTINCT o)",
+        "MATCH p = (n {_key: $k})-[:HAS_CHUNK|MENTIONS*1..2]->(o) RETURN p",
+        "MATCH (n {_key: $k}) RETURN size([(n)--(m) | m]) AS degree",
+        "MATCH (n {_key: $k})-[:MENTIONS]->(e:Entity) RETURN e.canonical_title ORDER BY e.canonical_title",
+        "MATCH (n {_key: $k})<-[:MENTIONS]-(c:Chunk)<-[:HAS_CHUNK]-(d:Document) RETURN d.title, count(c) AS chunks ORDER BY chunks DESC, d.title",
+        "MATCH (n {_key: $k}) OPTIONAL MATCH (n)-[:HAS_CHUNK]->(c) RETURN n._key, collect(c._key) AS chunks",
+    ];
+    let mut compared = 0;
+    for q in per_seed {
+        for k in &seeds {
+            let params = Params::from([("k".to_string(), k.clone())]);
+            assert_eq!(rows(&remote, q, &params), rows(&local, q, &params), "{q} with {k:?}");
+            compared += 1;
+        }
+    }
+    let a = seeds[3].clone();
+    let b = seeds[6].clone();
+    let whole_graph = [
+        "MATCH (n:Entity) RETURN count(n)",
+        "MATCH (n) RETURN labels(n) AS l, count(*) ORDER BY l",
+        "MATCH ()-[r]->() RETURN type(r) AS t, count(*) ORDER BY t",
+        "MATCH (d:Document) WHERE d.title STARTS WITH 'S' RETURN d._key, d.title ORDER BY d._key",
+        "MATCH (e:Entity {entity_type: 'CONCEPT'}) RETURN count(e)",
+        "CALL db.labels() YIELD label RETURN label ORDER BY label",
+        "MATCH p = shortestPath((a {_key: $a})-[*..6]-(b {_key: $b})) RETURN length(p)",
+    ];
+    let params = Params::from([("a".to_string(), a), ("b".to_string(), b)]);
+    for q in whole_graph {
+        assert_eq!(rows(&remote, q, &params), rows(&local, q, &params), "{q}");
+        compared += 1;
+    }
+    assert!(compared > 100);
+    // Read transactions work the same; writes, schema changes and the algorithms are refused.
+    let q = "MATCH (d:Document) RETURN count(d)";
+    let tx = remote.begin_read();
+    let got: Vec<String> = tx
+        .query_with(q, &Params::new(), &Default::default())
+        .unwrap()
+        .collect_rows()
+        .unwrap()
+        .iter()
+        .map(|r| canon(&r[0]))
+        .collect();
+    assert_eq!(got, rows(&local, q, &Params::new()));
+    for q in [
+        "CREATE (n:New)",
+        "MATCH (n {_key: 'doc-1'}) SET n.x = 1",
+        "CREATE INDEX FOR (n:Entity) ON (n.entity_type)",
+    ] {
+        let e = remote.query(q, &Params::new()).unwrap_err().to_string();
+        assert!(e.contains("read queries only") || e.contains("AccessMode"), "{q}: {e}");
+    }
+    assert!(remote.begin().is_err());
+    let e = remote
+        .query(
+            "CALL hopdb.algo.pagerank() YIELD node RETURN count(node)",
+            &Params::new(),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("does not offer it"), "{e}");
+    // A write through the cluster is read back through Cypher at once on the query node that
+    // wrote it.
+    cluster
+        .write(&[Mutation::edge(
+            "doc-1",
+            "CITES",
+            "a new entity",
+            None,
+            Default::default(),
+        )])
+        .unwrap();
+    let got = rows(
+        &remote,
+        "MATCH ({_key: 'doc-1'})-[:CITES]->(e) RETURN e._key",
+        &Params::new(),
+    );
+    assert_eq!(got, vec!["String(\"a new entity\")".to_string()]);
 }

@@ -21,3 +21,17 @@ fn serve_refuses_a_non_loopback_address_without_auth() {
     );
     assert!(!store.exists(), "nothing is created when the address is refused");
 }
+
+#[test]
+fn serve_cluster_refuses_a_store_beside_it_and_names_a_missing_configuration() {
+    let hopdb = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_hopdb")).args(args).output().unwrap();
+        (o.status.success(), String::from_utf8_lossy(&o.stderr).to_string())
+    };
+    let (ok, err) = hopdb(&["serve", "--cluster", "cluster.toml", "somestore"]);
+    assert!(!ok && err.contains("cannot be used with"), "{err}");
+    let (ok, err) = hopdb(&["serve", "--cluster", "/nonexistent/cluster.toml", "--bolt", "127.0.0.1:0"]);
+    assert!(!ok && err.contains("/nonexistent/cluster.toml"), "{err}");
+    let (ok, err) = hopdb(&["serve"]);
+    assert!(!ok && err.contains("<DIR>"), "{err}");
+}

@@ -62,7 +62,7 @@ impl Cluster {
 
     /// The live contents of `parts`, decoded (from the cache or the cold tier, writes merged
     /// in); partitions never loaded or written are left out.
-    fn live_partitions(&self, parts: &[u32]) -> Result<HashMap<u32, Arc<Partition>>> {
+    pub(crate) fn live_partitions(&self, parts: &[u32]) -> Result<HashMap<u32, Arc<Partition>>> {
         let live = self.current();
         let mut out = HashMap::new();
         let mut missing = Vec::new();

@@ -48,6 +48,10 @@ pub use config::{AccessMode, Compression, Config, Durability, MissingEndpoints};
 pub use engine::StorageStats;
 pub use error::{Error, ErrorKind, Result};
 pub use fulltext::FulltextIndexDef;
+/// What [`GraphRead`]'s default methods read through; a graph kept elsewhere (a cluster)
+/// implements `GraphRead` by overriding the methods and failing this one.
+#[doc(hidden)]
+pub use graph::ViewGuard;
 pub use graph::{BackupReport, Graph, GraphRead, MemoryUsage, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
 pub use index::IndexDef;
 pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, NodeRecord, WriteMode};

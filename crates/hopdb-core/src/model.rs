@@ -52,7 +52,9 @@ pub struct NodeRecord {
 }
 
 impl NodeRecord {
-    pub(crate) fn new(id: crate::NodeId, key: NodeKey, labels: Arc<[Arc<str>]>, props: Vec<u8>) -> NodeRecord {
+    /// A record from its parts, the properties in the stored encoding
+    /// ([`crate::codec::encode_props`]): for graphs kept outside the store (a cluster).
+    pub fn new(id: crate::NodeId, key: NodeKey, labels: Arc<[Arc<str>]>, props: Vec<u8>) -> NodeRecord {
         NodeRecord { id, key, labels, props }
     }
     /// Whether the node has this label.

@@ -9,7 +9,7 @@ use crate::plan::{Plan, PlanCache};
 use crate::result::{ColumnRows, PlanDescription, QueryResult, QueryStats, RowSource};
 use crate::schema;
 use crate::value::Value;
-use hopdb_database::{Control, Database, WriteTxn};
+use hopdb_database::{Control, Database, GraphRead, WriteTxn};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -38,6 +38,8 @@ pub struct QueryOptions {
 #[derive(Clone)]
 pub struct QueryEngine {
     db: Database,
+    /// The graph read instead of `db`'s, when it is kept elsewhere ([`QueryEngine::over`]).
+    remote: Option<Arc<dyn GraphRead + Send + Sync>>,
     cache: Arc<PlanCache>,
     procedures: ProcedureRegistry,
     fast_adj: Arc<exec::ctx::FastAdjCache>,
@@ -56,13 +58,39 @@ impl QueryEngine {
     pub fn new(db: Database) -> QueryEngine {
         QueryEngine {
             db,
+            remote: None,
             cache: Arc::new(PlanCache::default()),
             procedures: ProcedureRegistry::default(),
             fast_adj: Default::default(),
         }
     }
 
-    /// The database queried.
+    /// An engine that reads `graph`, a graph kept elsewhere (a cluster: `hopdb serve
+    /// --cluster`), through [`GraphRead`] only. It answers read queries; statements that
+    /// write, write transactions, schema changes and the algorithm procedures (which need an
+    /// embedded store's projection) are refused with a clear error.
+    pub fn over(graph: Arc<dyn GraphRead + Send + Sync>) -> QueryEngine {
+        QueryEngine {
+            remote: Some(graph),
+            ..QueryEngine::new(Database::in_memory())
+        }
+    }
+
+    /// The graph kept elsewhere that the engine reads ([`QueryEngine::over`]), if any.
+    pub fn remote(&self) -> Option<&Arc<dyn GraphRead + Send + Sync>> {
+        self.remote.as_ref()
+    }
+
+    /// What a read-only statement reads: a snapshot of the database, or the remote graph.
+    fn read_store(&self) -> Store<'static> {
+        match &self.remote {
+            Some(g) => Store::Remote(g.clone()),
+            None => Store::Read(self.db.graph().read()),
+        }
+    }
+
+    /// The database queried (an empty one in memory for an engine [`QueryEngine::over`] a
+    /// remote graph).
     pub fn database(&self) -> &Database {
         &self.db
     }
@@ -105,7 +133,7 @@ impl QueryEngine {
             return Ok(explain(&plan));
         }
         let store = if plan.read_only {
-            Store::Read(self.db.graph().read())
+            self.read_store()
         } else {
             Store::Write(Box::new(self.writer(opts.writer_wait)?))
         };
@@ -178,7 +206,10 @@ impl QueryEngine {
     /// writer slot (waiting at most `wait`) and commit.
     fn run_schema(&self, cmd: &SchemaCommand, wait: Option<std::time::Duration>) -> Result<QueryResult> {
         if cmd.reads_only() {
-            return schema::show(&self.db.graph().read(), cmd);
+            return match &self.remote {
+                Some(g) => schema::show(&**g, cmd),
+                None => schema::show(&self.db.graph().read(), cmd),
+            };
         }
         let mut tx = self.writer(wait)?;
         let r = schema::change(&mut tx, cmd)?;
@@ -207,11 +238,22 @@ impl QueryEngine {
     pub fn begin_read(&self) -> ReadTransaction<'_> {
         ReadTransaction {
             engine: self,
-            snapshot: self.db.graph().read(),
+            snapshot: match &self.remote {
+                Some(g) => Snapshot::Remote(g.clone()),
+                None => Snapshot::Local(self.db.graph().read()),
+            },
         }
     }
 
     fn writer(&self, wait: Option<std::time::Duration>) -> Result<WriteTxn<'_>> {
+        if self.remote.is_some() {
+            return Err(CypherError::compile(
+                ErrorClass::SemanticError,
+                "AccessMode",
+                "this server reads a cluster (hopdb serve --cluster) and answers read queries only; \
+                 write through the cluster's write interface (hopdb_cluster::Cluster::write)",
+            ));
+        }
         let g = self.db.graph();
         match wait {
             None => Ok(g.write()?),
@@ -232,7 +274,30 @@ impl QueryEngine {
 /// A read-only explicit transaction over one snapshot ([`QueryEngine::begin_read`]).
 pub struct ReadTransaction<'e> {
     engine: &'e QueryEngine,
-    snapshot: hopdb_database::ReadTxn,
+    snapshot: Snapshot,
+}
+
+/// What a read-only transaction reads: one snapshot of the database, or the remote graph (a
+/// cluster has no snapshots: each statement reads it as it is).
+enum Snapshot {
+    Local(hopdb_database::ReadTxn),
+    Remote(Arc<dyn GraphRead + Send + Sync>),
+}
+
+impl Snapshot {
+    fn store(&self) -> Store<'static> {
+        match self {
+            Snapshot::Local(s) => Store::Read(s.clone()),
+            Snapshot::Remote(g) => Store::Remote(g.clone()),
+        }
+    }
+
+    fn graph(&self) -> &dyn GraphRead {
+        match self {
+            Snapshot::Local(s) => s,
+            Snapshot::Remote(g) => &**g,
+        }
+    }
 }
 
 impl ReadTransaction<'_> {
@@ -249,12 +314,12 @@ impl ReadTransaction<'_> {
             ));
         }
         if let Some(cmd) = plan.schema() {
-            return schema::show(&self.snapshot, cmd);
+            return schema::show(self.snapshot.graph(), cmd);
         }
         if let Statement::Explain(_) = plan.statement {
             return Ok(explain(&plan));
         }
-        let (result, _) = e.run(&plan, Store::Read(self.snapshot.clone()), params, opts)?;
+        let (result, _) = e.run(&plan, self.snapshot.store(), params, opts)?;
         Ok(result)
     }
 }

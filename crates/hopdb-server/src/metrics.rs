@@ -369,7 +369,12 @@ impl Metrics {
         s.sst_files.set(as_i64(st.sst_files));
         s.wal_bytes.set(as_i64(st.wal_bytes));
         s.key_index_bytes.set(as_i64(memory.key_index_bytes));
-        match graph.node_count().and_then(|n| Ok((n, graph.edge_count()?))) {
+        // A cluster's query node counts the cluster's graph (its local store is empty).
+        let counted = match engine.remote() {
+            Some(g) => g.node_count().and_then(|n| Ok((n, g.edge_count()?))),
+            None => graph.node_count().and_then(|n| Ok((n, graph.edge_count()?))),
+        };
+        match counted {
             Ok((nodes, edges)) => {
                 s.nodes.set(as_i64(nodes));
                 s.relationships.set(as_i64(edges));

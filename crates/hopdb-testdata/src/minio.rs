@@ -22,6 +22,7 @@ pub struct PrivateMinio {
     root: PathBuf,
     ports: Vec<u16>,
     children: Vec<Option<Child>>,
+    bucket: String,
 }
 
 fn binary() -> Option<PathBuf> {
@@ -52,6 +53,7 @@ impl PrivateMinio {
             root,
             ports,
             children: (0..nodes).map(|_| None).collect(),
+            bucket: bucket.to_string(),
         };
         for i in 0..nodes {
             std::fs::create_dir_all(m.drive(i)).map_err(|e| format!("creating a MinIO drive: {e}"))?;
@@ -60,7 +62,7 @@ impl PrivateMinio {
             m.spawn(i)?;
         }
         m.wait_healthy(Duration::from_secs(60))?;
-        m.make_bucket(bucket)?;
+        m.boto3(true)?;
         Ok(m)
     }
 
@@ -114,14 +116,30 @@ impl PrivateMinio {
         }
     }
 
-    fn make_bucket(&self, bucket: &str) -> Result<(), String> {
+    /// Creates the bucket (`create`) and waits until every running node takes a write (a
+    /// healthy cluster still answers 503 for a moment after it forms or a node rejoins).
+    fn boto3(&self, create: bool) -> Result<(), String> {
         let python = std::env::var("HOPDB_VENV")
             .map(|v| format!("{v}/bin/python3"))
             .unwrap_or_else(|_| "python3".into());
+        let endpoints: Vec<String> = self.running().map(|i| format!("'{}'", self.endpoint(i))).collect();
+        let bucket = &self.bucket;
         let script = format!(
-            "import boto3\nboto3.client('s3', endpoint_url='{}', aws_access_key_id='{ACCESS_KEY}', \
-             aws_secret_access_key='{SECRET_KEY}', region_name='us-east-1').create_bucket(Bucket='{bucket}')",
-            self.endpoint(self.running().next().unwrap_or(0))
+            "import time, boto3\n\
+             c = lambda e: boto3.client('s3', endpoint_url=e, aws_access_key_id='{ACCESS_KEY}', \
+             aws_secret_access_key='{SECRET_KEY}', region_name='us-east-1')\n\
+             if {create}: c({first}).create_bucket(Bucket='{bucket}')\n\
+             for e in [{list}]:\n\
+             \x20   deadline = time.time() + 60\n\
+             \x20   while True:\n\
+             \x20       try:\n\
+             \x20           c(e).put_object(Bucket='{bucket}', Key='.hopdb-probe', Body=b'x'); break\n\
+             \x20       except Exception:\n\
+             \x20           if time.time() > deadline: raise\n\
+             \x20           time.sleep(0.2)\n",
+            create = if create { "True" } else { "False" },
+            first = endpoints.first().cloned().unwrap_or_default(),
+            list = endpoints.join(", "),
         );
         let o = Command::new(&python)
             .args(["-c", &script])
@@ -129,7 +147,7 @@ impl PrivateMinio {
             .map_err(|e| format!("running {python}: {e}"))?;
         if !o.status.success() {
             return Err(format!(
-                "creating bucket {bucket} with boto3: {}",
+                "preparing bucket {bucket} with boto3: {}",
                 String::from_utf8_lossy(&o.stderr)
             ));
         }
@@ -153,12 +171,14 @@ impl PrivateMinio {
         }
     }
 
-    /// Starts node `i` again on its port and drive, and waits for the cluster to be healthy.
+    /// Starts node `i` again on its port and drive, and waits for the cluster to be healthy
+    /// and every running node to take writes.
     pub fn restart(&mut self, i: usize) -> Result<(), String> {
         if self.children[i].is_none() {
             self.spawn(i)?;
         }
-        self.wait_healthy(Duration::from_secs(60))
+        self.wait_healthy(Duration::from_secs(60))?;
+        self.boto3(false)
     }
 }
 

@@ -22,6 +22,9 @@ pub(crate) enum Store<'t> {
     Read(ReadTxn),
     /// A writing query's transaction (it sees its own changes); boxed, as it is large.
     Write(Box<WriteTxn<'t>>),
+    /// A read-only query on a graph kept elsewhere (a cluster's query node): only what
+    /// [`GraphRead`] offers, none of the local store's fast paths.
+    Remote(Arc<dyn GraphRead + Send + Sync>),
 }
 
 /// A read-only query's adjacency from the analytics layer's projection of every edge type,
@@ -194,7 +197,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
                     .analytics
                     .fresh_projection(txn)
                     .map(|p| self.fast_cache.get(txn, p)),
-                Store::Write(_) => None,
+                Store::Write(_) | Store::Remote(_) => None,
             })
             .as_deref()
     }
@@ -239,8 +242,13 @@ impl<'t, 'p> Ctx<'t, 'p> {
     pub fn snapshot(&self) -> Option<&ReadTxn> {
         match &self.store {
             Store::Read(txn) => Some(txn),
-            Store::Write(_) => None,
+            Store::Write(_) | Store::Remote(_) => None,
         }
+    }
+
+    /// Whether the query reads a graph kept elsewhere (a cluster).
+    pub fn is_remote(&self) -> bool {
+        matches!(self.store, Store::Remote(_))
     }
 
     /// The store as this query sees it.
@@ -248,6 +256,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
         match &self.store {
             Store::Read(r) => r,
             Store::Write(w) => &**w,
+            Store::Remote(g) => &**g,
         }
     }
 
@@ -262,7 +271,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
         self.rels.get_mut().clear();
         match &mut self.store {
             Store::Write(w) => Ok(&mut **w),
-            Store::Read(_) => Err(CypherError::runtime(
+            Store::Read(_) | Store::Remote(_) => Err(CypherError::runtime(
                 ErrorClass::SemanticError,
                 "WriteInReadOnlyQuery",
                 "a write clause ran in a read-only transaction",
@@ -376,6 +385,16 @@ impl<'t, 'p> Ctx<'t, 'p> {
     /// The stored edge a relationship reference names.
     pub fn edge(&self, r: &RelRef) -> Result<Option<Edge>> {
         let g = self.read();
+        if r.edge_id != 0 && self.is_remote() {
+            // No edge-id index over a cluster: the edge is among its source's.
+            return Ok(
+                match g.edges(&r.src, hopdb_database::Direction::Out, Some(&r.ty), None) {
+                    Ok(list) => list.into_iter().find(|e| e.id == r.edge_id),
+                    Err(e) if e.kind() == hopdb_database::ErrorKind::NotFound => None,
+                    Err(e) => return Err(e.into()),
+                },
+            );
+        }
         if r.edge_id != 0 {
             return Ok(g.edge_by_id(r.edge_id)?);
         }

@@ -184,7 +184,12 @@ impl<'c> Matcher<'c, '_, '_> {
         let g = self.ctx.read();
         let mut best: Option<(u64, &String)> = None;
         for l in &np.labels {
-            let c = g.label_count(l)?;
+            // Counting a label over a cluster reads every partition: every label costs the same.
+            let c = if self.ctx.is_remote() {
+                g.node_count()?
+            } else {
+                g.label_count(l)?
+            };
             if best.is_none_or(|(b, _)| c < b) {
                 best = Some((c, l));
             }

@@ -82,6 +82,15 @@ impl Resolved {
 /// The procedure `name` (any case), or ProcedureNotFound.
 fn resolve(ctx: &Ctx, name: &str) -> Result<Resolved> {
     if let Some(fields) = algo::output_fields(name) {
+        if ctx.is_remote() {
+            // The algorithms run on the local store's projection, which a query node of a
+            // cluster does not have.
+            return Err(CypherError::compile(
+                ErrorClass::SemanticError,
+                "ProcedureNotAvailable",
+                format!("{name} runs on an embedded store's projection; a cluster's query node (hopdb serve --cluster) does not offer it"),
+            ));
+        }
         return Ok(Resolved::Native { fields, arity: None });
     }
     let l = name.to_lowercase();

@@ -1,0 +1,224 @@
+"""``hopdb serve --cluster``: two query nodes over one cluster answer the official Neo4j Python
+driver as ``hopdb serve STORE`` answers for the store the cluster was loaded from.
+
+Everything runs on loopback: a private PostgreSQL for the metadata (initdb and pg_ctl from
+Debian's PostgreSQL 15; as root the server runs as the ``postgres`` user), the cold tier in a
+temporary directory, a generated knowledge graph imported into a store, ``hopdb cluster
+init`` and ``load``, then one ``hopdb serve STORE`` and two ``hopdb serve --cluster`` processes.
+The tests skip, saying why, when the binary is not built or PostgreSQL is not installed."""
+
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import pytest
+from neo4j import GraphDatabase
+from neo4j.exceptions import ClientError
+from neo4j.graph import Node, Path, Relationship
+
+AUTH = ("neo4j", "any password: authentication is disabled")
+
+
+def _binary():
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.expanduser("~/.cache/hopdb/target")
+    path = pathlib.Path(target) / "release" / "hopdb"
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def _pg_bindir():
+    for d in [os.environ.get("PG_BIN"), "/usr/lib/postgresql/15/bin"]:
+        if d and os.access(os.path.join(d, "initdb"), os.X_OK):
+            return d
+    return None
+
+
+BINARY = _binary()
+PG_BIN = _pg_bindir()
+pytestmark = [
+    pytest.mark.skipif(
+        BINARY is None, reason="the hopdb binary is not built: run `cargo build --release -p hopdb-cli`"
+    ),
+    pytest.mark.skipif(
+        PG_BIN is None, reason="no PostgreSQL server binaries (apt-get install postgresql, or set PG_BIN)"
+    ),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _run(*args):
+    r = subprocess.run([str(BINARY), *map(str, args)], capture_output=True, text=True)
+    assert r.returncode == 0, f"hopdb {' '.join(map(str, args))}: {r.stderr}"
+    return r.stdout
+
+
+class Postgres:
+    """A private PostgreSQL on 127.0.0.1 at a free port, trust authentication, user ``hopdb``."""
+
+    def __init__(self):
+        self.user = "postgres" if os.geteuid() == 0 else None
+        self.root = tempfile.mkdtemp(prefix="hopdb-pg-serve-cluster-", dir="/var/tmp")
+        if self.user:
+            shutil.chown(self.root, self.user)
+        self.data = os.path.join(self.root, "data")
+        self._as_user("initdb", "-D", self.data, "-U", "hopdb", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
+        self.port = _free_port()
+        with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
+            f.write(
+                f"\nport = {self.port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{self.root}'\nfsync = off\n"
+            )
+        self._as_user("pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "server.log"), "-w", "-t", "60", "start")
+
+    def _as_user(self, tool, *args):
+        cmd = [os.path.join(PG_BIN, tool), *args]
+        if self.user:
+            cmd = ["runuser", "-u", self.user, "--", *cmd]
+        subprocess.run(cmd, check=True, capture_output=True, cwd="/")
+
+    def conn(self) -> str:
+        return f"host=127.0.0.1 port={self.port} user=hopdb dbname=postgres"
+
+    def stop(self):
+        try:
+            self._as_user("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+class Served:
+    """``hopdb serve ARGS`` on a free loopback port, without HTTP."""
+
+    def __init__(self, logs: pathlib.Path, *args):
+        self.port = _free_port()
+        self.log = open(logs / f"serve-{self.port}.log", "wb")
+        self.proc = subprocess.Popen(
+            [str(BINARY), "serve", *map(str, args), "--bolt", f"127.0.0.1:{self.port}", "--no-http"],
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.time() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                assert self.proc.poll() is None, (logs / f"serve-{self.port}.log").read_text()
+                assert time.time() < deadline, "the server did not start listening"
+                time.sleep(0.1)
+        self.driver = GraphDatabase.driver(f"bolt://127.0.0.1:{self.port}", auth=AUTH)
+
+    def stop(self):
+        self.driver.close()
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("serve_cluster")
+    pg = Postgres()
+    started = []
+    try:
+        kg, store = tmp / "kg", tmp / "store"
+        _run("generate", "--out", kg, "--scale", "0.02")
+        _run(
+            "import", store,
+            "--nodes", kg / "documents.csv", "--nodes", kg / "chunks.csv", "--nodes", kg / "entities.csv",
+            "--relationships", kg / "has_chunk.csv", "--relationships", kg / "mentions.csv",
+        )  # fmt: skip
+        config = tmp / "cluster.toml"
+        config.write_text(
+            f'partitions = 64\n[cold]\nurl = "file://{tmp / "cold"}"\n[metadata]\npostgres = "{pg.conn()}"\n'
+        )
+        _run("cluster", "init", "--config", config)
+        _run("cluster", "load", "--config", config, store)
+        started.append(Served(tmp, store))
+        started.append(Served(tmp, "--cluster", config))
+        started.append(Served(tmp, "--cluster", config))
+        yield started
+    finally:
+        for s in started:
+            s.stop()
+        pg.stop()
+
+
+def canon(v):
+    """A driver value as comparable data: nodes by labels and properties, relationships by type
+    and properties (element ids differ between a store and a cluster)."""
+    if isinstance(v, Node):
+        return ("node", tuple(sorted(v.labels)), tuple(sorted((k, canon(x)) for k, x in v.items())))
+    if isinstance(v, Relationship):
+        return ("rel", v.type, tuple(sorted((k, canon(x)) for k, x in v.items())))
+    if isinstance(v, Path):
+        return ("path", tuple(canon(n) for n in v.nodes), tuple(canon(r) for r in v.relationships))
+    if isinstance(v, list):
+        return tuple(canon(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, canon(x)) for k, x in v.items()))
+    return v
+
+
+def answer(server, query, **params):
+    with server.driver.session() as s:
+        rows = [tuple(canon(x) for x in r.values()) for r in s.run(query, **params)]
+    return rows if "ORDER BY" in query else sorted(rows, key=repr)
+
+
+QUERIES = [
+    "MATCH (n {_key: $k}) RETURN n, n._key",
+    "MATCH (n {_key: $k})-[r]->(m) RETURN r, m._key",
+    "MATCH (n {_key: $k})<-[r]-(m) RETURN type(r), m",
+    "MATCH (n {_key: $k})--()--(o) RETURN DISTINCT o._key",
+    "MATCH p = (n {_key: $k})-[*1..2]->(o) RETURN p",
+    "MATCH (n {_key: $k})<-[:MENTIONS]-(c:Chunk)<-[:HAS_CHUNK]-(d:Document) "
+    "RETURN d.title, count(c) AS chunks ORDER BY chunks DESC, d.title",
+]
+
+
+def test_two_query_nodes_answer_as_the_store(servers):
+    store, one, two = servers
+    with store.driver.session() as s:
+        seeds = [r[0] for r in s.run("MATCH (n) WHERE n:Document OR n:Entity RETURN n._key ORDER BY n._key LIMIT 6")]
+        hub = s.run("MATCH (e:Entity)<-[:MENTIONS]-() RETURN e._key, count(*) AS n ORDER BY n DESC LIMIT 1").single()[0]
+    assert len(seeds) == 6
+    for q in QUERIES:
+        for k in [*seeds, hub]:
+            want = answer(store, q, k=k)
+            assert answer(one, q, k=k) == want, (q, k)
+            assert answer(two, q, k=k) == want, (q, k)
+    for q in [
+        "MATCH (n) RETURN labels(n) AS l, count(*) ORDER BY l",
+        "MATCH ()-[r]->() RETURN type(r) AS t, count(*) ORDER BY t",
+    ]:
+        want = answer(store, q)
+        assert answer(one, q) == want and answer(two, q) == want, q
+
+
+def test_node_ids_are_the_same_on_every_query_node(servers):
+    _, one, two = servers
+    q = "MATCH (n {_key: 'doc-1'})-[:HAS_CHUNK]->(c) RETURN id(n), elementId(c) ORDER BY elementId(c)"
+    first = [r.values() for r in one.driver.session().run(q)]
+    assert first and first == [r.values() for r in two.driver.session().run(q)]
+
+
+def test_managed_reads_work_and_writes_are_refused(servers):
+    _, one, _ = servers
+    with one.driver.session() as s:
+        n = s.execute_read(lambda tx: tx.run("MATCH (d:Document) RETURN count(d)").single()[0])
+        assert n > 0
+        with pytest.raises(ClientError, match="read queries only"):
+            s.run("CREATE (:New {name: 'x'})").consume()
+        with pytest.raises(ClientError, match="does not offer it"):
+            s.run("CALL hopdb.algo.pagerank() YIELD node RETURN count(node)").consume()
+        # The connection is still good after the refusals.
+        assert s.run("RETURN 1").single()[0] == 1
