@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import time
 
-from bench.engines import postgres
+from bench.cluster.pg import PrivatePostgres
 from bench.retrieval import reference
 from bench.sweep import loadgen, queries
 
@@ -74,16 +74,15 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="hopdb-serve-mix-", dir=a.work)
-    qpath = os.path.join(a.out, "queries.json")
+    qpath = os.path.join(work, "queries.json")
     queries.build(a.data, qpath, 500, 50, 20240611, 1000, 20000)
-    conn, port, _pid, _data = postgres.start_server(work, {"fsync": "off", "max_connections": "50"})
-    conn.close()
+    pg = PrivatePostgres()
     results = {}
     try:
         config = os.path.join(work, "cluster.toml")
         with open(config, "w") as f:
             f.write(f'partitions = 1024\n[cold]\nurl = "file://{work}/cold"\n[metadata]\n'
-                    f'postgres = "host=127.0.0.1 port={port} user={postgres.DB_USER} dbname=postgres"\n[cache]\nmemory_mb = 1024\n')  # fmt: skip
+                    f'postgres = "{pg.conn()}"\n[cache]\nmemory_mb = 1024\n')  # fmt: skip
         hopdb("cluster", "init", "--config", config)
         print(hopdb("cluster", "load", "--config", config, a.store, "--workers", "2").strip(), flush=True)
         setups = {
@@ -137,7 +136,7 @@ def main():
         with open(os.path.join(a.out, "summary.json"), "w") as f:
             json.dump({"checked_servers": checked, "sample_queries": len(sample), "setups": results}, f, indent=1)
     finally:
-        postgres.stop(work)
+        pg.stop()
         shutil.rmtree(work, ignore_errors=True)
 
 

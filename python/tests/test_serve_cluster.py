@@ -9,16 +9,20 @@ The tests skip, saying why, when the binary is not built or PostgreSQL is not in
 
 import os
 import pathlib
-import shutil
 import socket
 import subprocess
-import tempfile
+import sys
 import time
 
 import pytest
 from neo4j import GraphDatabase
 from neo4j.exceptions import ClientError
 from neo4j.graph import Node, Path, Relationship
+
+# The private PostgreSQL helper lives with the cluster's benches, at the repository's root.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+from bench.cluster import pg  # noqa: E402
+from bench.cluster.pg import PrivatePostgres  # noqa: E402
 
 AUTH = ("neo4j", "any password: authentication is disabled")
 
@@ -29,15 +33,8 @@ def _binary():
     return path if path.is_file() and os.access(path, os.X_OK) else None
 
 
-def _pg_bindir():
-    for d in [os.environ.get("PG_BIN"), "/usr/lib/postgresql/15/bin"]:
-        if d and os.access(os.path.join(d, "initdb"), os.X_OK):
-            return d
-    return None
-
-
 BINARY = _binary()
-PG_BIN = _pg_bindir()
+PG_BIN = pg.bindir()
 pytestmark = [
     pytest.mark.skipif(
         BINARY is None, reason="the hopdb binary is not built: run `cargo build --release -p hopdb-cli`"
@@ -58,39 +55,6 @@ def _run(*args):
     r = subprocess.run([str(BINARY), *map(str, args)], capture_output=True, text=True)
     assert r.returncode == 0, f"hopdb {' '.join(map(str, args))}: {r.stderr}"
     return r.stdout
-
-
-class Postgres:
-    """A private PostgreSQL on 127.0.0.1 at a free port, trust authentication, user ``hopdb``."""
-
-    def __init__(self):
-        self.user = "postgres" if os.geteuid() == 0 else None
-        self.root = tempfile.mkdtemp(prefix="hopdb-pg-serve-cluster-", dir="/var/tmp")
-        if self.user:
-            shutil.chown(self.root, self.user)
-        self.data = os.path.join(self.root, "data")
-        self._as_user("initdb", "-D", self.data, "-U", "hopdb", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync")
-        self.port = _free_port()
-        with open(os.path.join(self.data, "postgresql.conf"), "a") as f:
-            f.write(
-                f"\nport = {self.port}\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{self.root}'\nfsync = off\n"
-            )
-        self._as_user("pg_ctl", "-D", self.data, "-l", os.path.join(self.root, "server.log"), "-w", "-t", "60", "start")
-
-    def _as_user(self, tool, *args):
-        cmd = [os.path.join(PG_BIN, tool), *args]
-        if self.user:
-            cmd = ["runuser", "-u", self.user, "--", *cmd]
-        subprocess.run(cmd, check=True, capture_output=True, cwd="/")
-
-    def conn(self) -> str:
-        return f"host=127.0.0.1 port={self.port} user=hopdb dbname=postgres"
-
-    def stop(self):
-        try:
-            self._as_user("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
-        finally:
-            shutil.rmtree(self.root, ignore_errors=True)
 
 
 class Served:
@@ -126,7 +90,7 @@ class Served:
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("serve_cluster")
-    pg = Postgres()
+    pg = PrivatePostgres()
     started = []
     try:
         kg, store = tmp / "kg", tmp / "store"

@@ -30,7 +30,13 @@ fn serve_cluster_refuses_a_store_beside_it_and_names_a_missing_configuration() {
     };
     let (ok, err) = hopdb(&["serve", "--cluster", "cluster.toml", "somestore"]);
     assert!(!ok && err.contains("cannot be used with"), "{err}");
-    let (ok, err) = hopdb(&["serve", "--cluster", "/nonexistent/cluster.toml", "--bolt", "127.0.0.1:0"]);
+    let (ok, err) = hopdb(&[
+        "serve",
+        "--cluster",
+        "/nonexistent/cluster.toml",
+        "--bolt",
+        "127.0.0.1:0",
+    ]);
     assert!(!ok && err.contains("/nonexistent/cluster.toml"), "{err}");
     let (ok, err) = hopdb(&["serve"]);
     assert!(!ok && err.contains("<DIR>"), "{err}");

@@ -7,17 +7,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::error::Result;
+use crate::meta::Metadata;
 use crate::Cluster;
 
 /// How often a query node adds its counts to the metadata.
-const FLUSH_EVERY: Duration = Duration::from_secs(10);
+pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(10);
 
 pub(crate) struct Access {
     reads: Vec<AtomicU64>,
     /// When the counts were last flushed, in ms after `started` (an atomic: every read checks
     /// it, so a lock here would be taken on every read).
-    flushed_ms: AtomicU64,
-    started: Instant,
+    pub(crate) flushed_ms: AtomicU64,
+    pub(crate) started: Instant,
     /// This query node's name in `partition_metadata.query_node`.
     node: String,
 }
@@ -54,25 +55,30 @@ impl Access {
     }
 }
 
-impl Cluster {
-    /// Adds the reads counted since the last call to the partitions' temperatures in the
-    /// metadata (reads do this by themselves every 10 seconds).
-    pub fn flush_access(&self) -> Result<()> {
-        let a = &self.access;
-        a.flushed_ms
-            .store(a.started.elapsed().as_millis() as u64, Ordering::Relaxed);
-        let (parts, reads) = self.access.take();
+impl Access {
+    /// Adds the reads counted since the last flush to the temperatures, through `meta`.
+    pub(crate) fn flush(&self, meta: &mut Metadata) -> Result<()> {
+        self.flushed_ms
+            .store(self.started.elapsed().as_millis() as u64, Ordering::Relaxed);
+        let (parts, reads) = self.take();
         if parts.is_empty() {
             return Ok(());
         }
-        self.meta()?.record_access(&parts, &reads, &self.access.node)
+        meta.record_access(&parts, &reads, &self.node)
+    }
+}
+
+impl Cluster {
+    /// Adds the reads counted since the last call to the partitions' temperatures in the
+    /// metadata (the upkeep thread does it every 10 seconds).
+    pub fn flush_access(&self) -> Result<()> {
+        self.access.flush(&mut *self.meta()?)
     }
 
-    /// Called by every read: flushes when the last flush is older than [`FLUSH_EVERY`].
+    /// Called by every read: without an upkeep thread (`refresh_ms = 0`), flushes when the
+    /// last flush is older than [`FLUSH_EVERY`].
     pub(crate) fn note_access(&self) {
-        let a = &self.access;
-        let since = (a.started.elapsed().as_millis() as u64).saturating_sub(a.flushed_ms.load(Ordering::Relaxed));
-        if since >= FLUSH_EVERY.as_millis() as u64 {
+        if self.upkeep.is_none() && crate::upkeep::flush_due(&self.access) {
             if let Err(e) = self.flush_access() {
                 tracing::warn!(error = %e, "could not record partition temperatures");
             }

@@ -38,9 +38,10 @@ mod promote;
 mod read;
 mod slice;
 mod snapshot;
+mod upkeep;
 mod write;
 
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use object_store::ObjectStore;
 
@@ -70,15 +71,15 @@ pub struct Cluster {
     /// object_store is asynchronous; HopDB's callers are not.
     rt: tokio::runtime::Runtime,
     meta: Mutex<Metadata>,
-    /// What is live in each partition, swapped whole on refresh.
-    live: RwLock<Arc<LiveGenerations>>,
-    /// When `live` was last read from the metadata.
-    refreshed: Mutex<std::time::Instant>,
+    /// What is live in each partition.
+    live: Arc<upkeep::View>,
     cache: Mutex<read::Cache>,
     /// Reads of each partition since they were last added to its temperature.
-    access: access::Access,
+    access: Arc<access::Access>,
     /// The Redis Cluster hot tier, if configured.
     hot: Option<Arc<hot::HotTier>>,
+    /// The thread that keeps `live` current (none with `refresh_ms = 0`); dropped, it stops.
+    upkeep: Option<upkeep::Upkeep>,
 }
 
 impl Cluster {
@@ -104,7 +105,20 @@ impl Cluster {
             .enable_all()
             .build()
             .map_err(|e| ClusterError::Config(format!("cannot start the I/O runtime: {e}")))?;
-        let live = meta.live(partitions)?;
+        let live = Arc::new(upkeep::View::new(meta.live(partitions)?));
+        let access = Arc::new(access::Access::new(partitions));
+        let every = std::time::Duration::from_millis(cfg.metadata.refresh_ms);
+        let upkeep = (!every.is_zero())
+            .then(|| {
+                upkeep::Upkeep::start(
+                    cfg.metadata.postgres.clone(),
+                    partitions,
+                    every,
+                    live.clone(),
+                    access.clone(),
+                )
+            })
+            .flatten();
         let budget = cfg.cache.memory_mb.saturating_mul(1 << 20);
         let hot = cfg.hot.clone().map(|h| Arc::new(hot::HotTier::new(h)));
         Ok(Cluster {
@@ -113,11 +127,11 @@ impl Cluster {
             objects,
             rt,
             meta: Mutex::new(meta),
-            live: RwLock::new(Arc::new(live)),
-            refreshed: Mutex::new(std::time::Instant::now()),
+            live,
             cache: Mutex::new(read::Cache::new(budget)),
-            access: access::Access::new(partitions),
+            access,
             hot,
+            upkeep,
         })
     }
 
@@ -143,46 +157,27 @@ impl Cluster {
     }
 
     /// Re-reads which versions are live (loads, writes and compactions by other query
-    /// nodes); reads do it themselves every `[metadata] refresh_ms`.
+    /// nodes) at once; a background thread does it every `[metadata] refresh_ms`.
     pub fn refresh(&self) -> Result<()> {
         let live = self.meta()?.live(self.partitions)?;
-        *self.live.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(live);
-        *self.refreshed.lock().unwrap_or_else(|e| e.into_inner()) = std::time::Instant::now();
+        self.live.install_all(live);
         Ok(())
     }
 
-    /// What is live, re-read first when it is older than `refresh_ms`. While PostgreSQL is
-    /// unreachable, reads go on with the last view (retried every `refresh_ms`).
+    /// What is live; with `refresh_ms = 0` (no upkeep thread), re-read first. While
+    /// PostgreSQL is unreachable, reads go on with the last view.
     fn current(&self) -> Arc<LiveGenerations> {
-        let due = self.refreshed.lock().unwrap_or_else(|e| e.into_inner()).elapsed()
-            >= std::time::Duration::from_millis(self.cfg.metadata.refresh_ms);
-        if due {
+        if self.upkeep.is_none() {
             if let Err(e) = self.refresh() {
                 tracing::warn!(error = %e, "cannot re-read the live versions; reading with the last ones");
-                *self.refreshed.lock().unwrap_or_else(|e| e.into_inner()) = std::time::Instant::now();
             }
         }
-        self.live.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.live.get()
     }
 
-    /// Records newer states of some partitions (read by this query node) in its view.
+    /// Records newer states of some partitions (read or written by this query node).
     fn note_live(&self, fresh: &[(u32, Live)]) {
-        let mut w = self.live.write().unwrap_or_else(|e| e.into_inner());
-        let mut next = (**w).clone();
-        for (p, l) in fresh {
-            let Some(slot) = next.get_mut(*p as usize) else {
-                continue;
-            };
-            // Write sequence numbers grow in commit order: never go back to an older state
-            // that a slower reader reports after a newer one was seen.
-            let older = slot
-                .as_ref()
-                .is_some_and(|s| l.delta_seq < s.delta_seq || l.base_seq < s.base_seq);
-            if !older {
-                *slot = (l.version != 0).then(|| l.clone());
-            }
-        }
-        *w = Arc::new(next);
+        self.live.install(fresh.iter().cloned());
     }
 
     fn meta(&self) -> Result<MutexGuard<'_, Metadata>> {

@@ -575,6 +575,13 @@ impl Metadata {
             .iter()
             .map(|r| r.get(0))
             .collect();
+        // The rows first, then the number: a partition's versions grow in commit order.
+        tx.execute(
+            "SELECT 1 FROM partition_metadata m JOIN partition_loads l \
+             ON l.partition_id = m.partition_id AND l.load_id = $1 FOR UPDATE OF m",
+            &[&id],
+        )
+        .map_err(meta("locking the partitions"))?;
         let version = next_number(&mut tx)?;
         tx.execute(
             "UPDATE partition_metadata m SET generation = l.load_id, object_key = l.object_key, \

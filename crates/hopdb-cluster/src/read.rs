@@ -253,7 +253,7 @@ impl Cluster {
                 ..
             }) => {
                 self.refresh()?;
-                let live = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
+                let live = self.live.get();
                 self.fetch_cold_once(&live, &parts)
             }
             r => r,

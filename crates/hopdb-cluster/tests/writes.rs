@@ -308,3 +308,36 @@ fn acknowledged_writes_survive_a_postgresql_crash() {
     c.compact(None).unwrap();
     assert_same(&g, &c, keys);
 }
+
+#[test]
+fn another_query_node_sees_a_write_within_its_refresh_interval() {
+    let Some(pg) = server() else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let c = new_cluster(&pg, "refresh", cold.path(), 5);
+    load(&c, &g, 2);
+    // The default refresh_ms (100): a background thread re-reads the view.
+    let other = Cluster::open(config(&conn_to(&pg, "refresh"), cold.path(), 5)).unwrap();
+    let key = NodeKey::from("written elsewhere");
+    assert_eq!(other.node(&key).unwrap(), None);
+    c.write(&[Mutation::node(key.clone(), &["New"], Props::new())]).unwrap();
+    assert!(c.node(&key).unwrap().is_some(), "the writer reads its write at once");
+    let started = std::time::Instant::now();
+    while other.node(&key).unwrap().is_none() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "not seen after 5 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Seen within a few refresh intervals, never taken back.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    for _ in 0..20 {
+        assert!(other.node(&key).unwrap().is_some());
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
