@@ -27,6 +27,9 @@
 //! budget_mb = 1024                       # what `hopdb cluster promote --auto` fills
 //! promote_on_miss = true                 # a node read from the cold tier is promoted
 //! timeout_ms = 500                       # a slower Redis answer falls back to the cold tier
+//!
+//! [writes]
+//! compact_after_ops = 1000               # a write compacts partitions with this many pending
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -53,6 +56,32 @@ pub struct ClusterConfig {
     /// The hot tier (none: every read is answered from the cold tier and the cache).
     #[serde(default)]
     pub hot: Option<HotConfig>,
+    /// Writes.
+    #[serde(default)]
+    pub writes: WritesConfig,
+}
+
+/// Writes (decision 0043).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WritesConfig {
+    /// A write that leaves a partition with at least this many pending operations compacts
+    /// it before returning (after it is acknowledged: a failed compaction is logged, the
+    /// write stands); 0 leaves compaction to `hopdb cluster compact`.
+    #[serde(default = "default_compact_after")]
+    pub compact_after_ops: u64,
+}
+
+impl Default for WritesConfig {
+    fn default() -> Self {
+        WritesConfig {
+            compact_after_ops: default_compact_after(),
+        }
+    }
+}
+
+fn default_compact_after() -> u64 {
+    1000
 }
 
 /// The hot tier: a Redis Cluster holding the slices of hot nodes (a cache, never the only copy).

@@ -46,7 +46,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use object_store::ObjectStore;
 
 pub use compact::CompactReport;
-pub use config::{CacheConfig, ClusterConfig, ColdConfig, ColdLocation, HotConfig, MetadataConfig};
+pub use config::{CacheConfig, ClusterConfig, ColdConfig, ColdLocation, HotConfig, MetadataConfig, WritesConfig};
 pub use error::{ClusterError, Result};
 pub use graph::ClusterGraph;
 pub use hot::HotStats;

@@ -697,8 +697,12 @@ impl Metadata {
 }
 
 /// Appends a write's operations to the delta as sequence number `seq` and makes `seq` the
-/// new version of every partition it touched.
-pub(crate) fn append_delta(tx: &mut postgres::Transaction<'_>, seq: u64, parts: &[PartitionOps]) -> Result<()> {
+/// new version of every partition it touched; returns each one's pending operations now.
+pub(crate) fn append_delta(
+    tx: &mut postgres::Transaction<'_>,
+    seq: u64,
+    parts: &[PartitionOps],
+) -> Result<Vec<(u32, u64)>> {
     let (mut ids, mut ns, mut ops) = (Vec::new(), Vec::new(), Vec::new());
     for po in parts {
         for (n, op) in po.ops.iter().enumerate() {
@@ -716,13 +720,17 @@ pub(crate) fn append_delta(tx: &mut postgres::Transaction<'_>, seq: u64, parts: 
     .map_err(meta("appending to the delta"))?;
     let touched: Vec<i32> = parts.iter().map(|p| p.partition as i32).collect();
     let counts: Vec<i64> = parts.iter().map(|p| p.ops.len() as i64).collect();
-    tx.execute(
-        "UPDATE partition_metadata m SET delta_seq = $1, version = $1, delta_ops = m.delta_ops + a.n \
-         FROM unnest($2::int[], $3::int8[]) AS a(p, n) WHERE m.partition_id = a.p",
-        &[&seq, &touched, &counts],
-    )
-    .map_err(meta("recording a write"))?;
-    Ok(())
+    Ok(tx
+        .query(
+            "UPDATE partition_metadata m SET delta_seq = $1, version = $1, delta_ops = m.delta_ops + a.n \
+             FROM unnest($2::int[], $3::int8[]) AS a(p, n) WHERE m.partition_id = a.p \
+             RETURNING m.partition_id, m.delta_ops",
+            &[&seq, &touched, &counts],
+        )
+        .map_err(meta("recording a write"))?
+        .iter()
+        .map(|r| (r.get::<_, i32>(0) as u32, r.get::<_, i64>(1) as u64))
+        .collect())
 }
 
 /// Records edge types a write created (directed and simple, as the store creates them).

@@ -181,6 +181,8 @@ pub struct WriteReport {
     pub partitions: usize,
     /// Row operations it appended to the delta.
     pub operations: usize,
+    /// Partitions it compacted afterwards (`[writes] compact_after_ops`).
+    pub compacted: usize,
     /// Wall time, seconds.
     pub seconds: f64,
 }
@@ -489,18 +491,18 @@ impl Cluster {
             })
             .collect();
         changed.sort_unstable_by_key(|c| c.partition);
-        append_delta(&mut tx, seq, &changed)?;
+        let pending = append_delta(&mut tx, seq, &changed)?;
         add_edge_types(&mut tx, &w.new_types)?;
         tx.commit().map_err(meta("committing a write"))?;
         drop(m);
 
         // This query node reads its own write at once: the new versions, and the rows it
         // already built, cached under them.
-        let report = WriteReport {
+        let mut report = WriteReport {
             seq,
             partitions: changed.len(),
             operations: changed.iter().map(|c| c.ops.len()).sum(),
-            seconds: 0.0,
+            ..WriteReport::default()
         };
         let mut fresh = Vec::with_capacity(changed.len());
         let mut built = Vec::with_capacity(changed.len());
@@ -514,9 +516,27 @@ impl Cluster {
             }
         }
         self.note_live(&fresh);
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        for (p, part) in built {
-            cache.insert(p, Arc::new(part));
+        {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            for (p, part) in built {
+                cache.insert(p, Arc::new(part));
+            }
+        }
+        // Partitions whose pending operations reached the threshold are compacted now; the
+        // write is acknowledged already, so a failure only leaves them pending.
+        let limit = self.cfg.writes.compact_after_ops;
+        let due: Vec<u32> = pending
+            .iter()
+            .filter(|&&(_, n)| limit > 0 && n >= limit)
+            .map(|&(p, _)| p)
+            .collect();
+        if !due.is_empty() {
+            match self.compact(Some(&due)) {
+                Ok(c) => report.compacted = c.partitions,
+                Err(e) => {
+                    tracing::warn!(error = %e, partitions = due.len(), "could not compact after a write; the writes stay pending")
+                }
+            }
         }
         Ok(WriteReport {
             seconds: started.elapsed().as_secs_f64(),

@@ -341,3 +341,34 @@ fn another_query_node_sees_a_write_within_its_refresh_interval() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+#[test]
+fn a_write_compacts_the_partitions_it_leaves_over_the_threshold() {
+    let Some(pg) = server() else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let c = new_cluster_with(
+        &pg,
+        "auto_compact",
+        cold.path(),
+        3,
+        "[cache]\nmemory_mb = 64\n[writes]\ncompact_after_ops = 25\n",
+    );
+    load(&c, &g, 2);
+    let keys = 50;
+    let mut r = Rng(31);
+    let mut compacted = 0;
+    for _ in 0..30 {
+        let batch: Vec<Mutation> = (0..1 + r.below(6)).map(|_| random_mutation(&mut r, keys)).collect();
+        for m in &batch {
+            apply(&g, m);
+        }
+        compacted += c.write(&batch).unwrap().compacted;
+        // No partition is left at the threshold or over it.
+        assert!(c.status().unwrap().iter().all(|s| s.delta_ops < 25));
+    }
+    assert!(compacted > 0, "30 batches over 3 partitions cross 25 operations");
+    assert_same(&g, &c, keys);
+    c.clear_cache();
+    assert_same(&g, &c, keys);
+}
