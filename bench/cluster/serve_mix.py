@@ -22,19 +22,13 @@ import subprocess
 import tempfile
 import time
 
-from bench.cluster.pg import PrivatePostgres
+from bench.cluster.pg import PrivatePostgres, free_port
 from bench.retrieval import reference
 from bench.sweep import loadgen, queries
 
 HOPDB = os.path.expanduser(
     os.path.join(os.environ.get("CARGO_TARGET_DIR", "~/.cache/hopdb/target"), "release", "hopdb")
 )
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def hopdb(*args):

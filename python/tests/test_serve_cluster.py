@@ -45,12 +45,6 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _run(*args):
     r = subprocess.run([str(BINARY), *map(str, args)], capture_output=True, text=True)
     assert r.returncode == 0, f"hopdb {' '.join(map(str, args))}: {r.stderr}"
@@ -61,7 +55,7 @@ class Served:
     """``hopdb serve ARGS`` on a free loopback port, without HTTP."""
 
     def __init__(self, logs: pathlib.Path, *args):
-        self.port = _free_port()
+        self.port = pg.free_port()
         self.log = open(logs / f"serve-{self.port}.log", "wb")
         self.proc = subprocess.Popen(
             [str(BINARY), "serve", *map(str, args), "--bolt", f"127.0.0.1:{self.port}", "--no-http"],

@@ -50,6 +50,15 @@ pub(crate) struct EdgeRow {
     pub props: Vec<u8>,
 }
 
+impl EdgeRow {
+    /// Whether the partition holding this row counts its edge: a directed edge at its source
+    /// (the out row), an undirected one at its smaller key; so the partitions' counts add up
+    /// to the graph's.
+    pub(crate) fn counts_edge(&self) -> bool {
+        self.dir == RowDir::Out || (self.dir == RowDir::Undirected && self.node <= self.other)
+    }
+}
+
 /// One node row before it is written.
 #[derive(Debug, Clone)]
 pub(crate) struct NodeRow {

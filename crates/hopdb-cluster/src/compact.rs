@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use crate::cold::{encode_partition, generation_prefix, RowDir};
+use crate::cold::{encode_partition, generation_prefix};
 use crate::error::Result;
 use crate::meta::Written;
 use crate::Cluster;
@@ -66,10 +66,7 @@ impl Cluster {
         let merged = self.fetch_partitions(vec![(p, l.clone())], &delta)?;
         let Some(part) = merged.get(&p) else { return Ok(()) };
         let (nodes, edges) = part.to_rows();
-        let counted = edges
-            .iter()
-            .filter(|e| e.dir == RowDir::Out || (e.dir == RowDir::Undirected && e.node <= e.other))
-            .count() as u64;
+        let counted = edges.iter().filter(|e| e.counts_edge()).count() as u64;
         let enc = encode_partition(nodes, edges)?;
         let generation = self.meta()?.take_number()?;
         let prefix = generation_prefix(p, generation);

@@ -76,9 +76,15 @@ const ROWS_PER_TABLE_BYTE: u64 = 8;
 struct Bucket {
     nodes: Vec<NodeRow>,
     edges: Vec<EdgeRow>,
-    /// Edges counted in this partition: directed ones at their source, undirected ones at
-    /// their smaller key, so the partitions' counts add up to the graph's.
+    /// Edges counted in this partition (`EdgeRow::counts_edge`).
     counted: u64,
+}
+
+impl Bucket {
+    fn push(&mut self, r: EdgeRow) {
+        self.counted += u64::from(r.counts_edge());
+        self.edges.push(r);
+    }
 }
 
 pub(crate) fn load_from_store(cluster: &Cluster, g: &Graph, opts: &LoadOptions) -> Result<LoadReport> {
@@ -235,18 +241,14 @@ fn node_rows(
         };
         if undirected.contains(&e.ty) {
             let other = if e.src == *key { &e.dst } else { &e.src };
-            let r = row(RowDir::Undirected, other);
-            b.counted += u64::from(r.node <= r.other);
-            b.edges.push(r);
+            b.push(row(RowDir::Undirected, other));
         } else if e.src == *key && e.dst == *key {
-            b.edges.push(row(RowDir::Out, key));
-            b.edges.push(row(RowDir::In, key));
-            b.counted += 1;
+            b.push(row(RowDir::Out, key));
+            b.push(row(RowDir::In, key));
         } else if e.src == *key {
-            b.edges.push(row(RowDir::Out, &e.dst));
-            b.counted += 1;
+            b.push(row(RowDir::Out, &e.dst));
         } else {
-            b.edges.push(row(RowDir::In, &e.src));
+            b.push(row(RowDir::In, &e.src));
         }
     }
     b.nodes.push(NodeRow {
