@@ -1,6 +1,6 @@
-"""The Q1-Q7 retrieval mix over Bolt through a cluster's query nodes (`hopdb serve --cluster`)
-against `hopdb serve STORE` on the store the cluster was loaded from (issue 24: the price of
-distribution), driven by hopdb-loadgen's `hopdb-bolt` engine.
+"""The Q1-Q7 retrieval mix or LightRAG's storage-call mix over Bolt through a cluster's query
+nodes (`hopdb serve --cluster`) against `hopdb serve STORE` on the store the cluster was loaded
+from (issue 24: the price of distribution), driven by hopdb-loadgen's `hopdb-bolt` engine.
 
 A private PostgreSQL holds the metadata, the cold tier is a directory under --work; the cluster
 (1,024 partitions, a 1 GiB partition cache per query node) is loaded from the store. Three setups
@@ -10,7 +10,12 @@ and then timed for --window seconds after --ramp: the store's server with --clie
 query node with --clients; two query nodes with --clients / 2 each (two loadgen processes at
 once; their throughputs add up). Everything shares the machine's cores.
 
-    python3 -m bench.cluster.serve_mix --store STORE --data CSV_DIR --out DIR [--clients 4]
+With --mix lightrag the sample is LightRAG's four read calls on the first 50 entities of the
+pool (against the CSV files' answers), and the timed mix writes (upsert_node, 15%: each
+entity's own properties written back, so the graph does not drift); through two query nodes
+both write the same entities, so writes conflict and are run again (decision 0045).
+
+    python3 -m bench.cluster.serve_mix --store STORE --data CSV_DIR --out DIR [--clients 4] [--mix lightrag]
 """
 
 import argparse
@@ -24,7 +29,7 @@ import time
 
 from bench.cluster.pg import PrivatePostgres, free_port
 from bench.retrieval import reference
-from bench.sweep import loadgen, queries
+from bench.sweep import lightrag_mix, loadgen, queries
 
 HOPDB = os.path.expanduser(
     os.path.join(os.environ.get("CARGO_TARGET_DIR", "~/.cache/hopdb/target"), "release", "hopdb")
@@ -65,6 +70,7 @@ def main():
     ap.add_argument("--clients", type=int, default=4)
     ap.add_argument("--ramp", type=float, default=10)
     ap.add_argument("--window", type=float, default=20)
+    ap.add_argument("--mix", choices=["retrieval", "lightrag"], default="retrieval")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="hopdb-serve-mix-", dir=a.work)
@@ -84,7 +90,16 @@ def main():
             "cluster, 1 query node": [["--cluster", config]],
             "cluster, 2 query nodes": [["--cluster", config]] * 2,
         }
-        sample = json.load(open(qpath))["check"]
+        sample, check = json.load(open(qpath))["check"], reference.check
+        if a.mix == "lightrag":
+            # The check runs the queries file's sample: a copy whose sample is the LightRAG calls.
+            sample, check = lightrag_mix.check_items(json.load(open(queries.lightrag_path(qpath)))), lightrag_mix.check_answer
+            q = json.load(open(qpath))
+            q["check"] = sample
+            qpath_check = os.path.join(work, "queries-lightrag-check.json")
+            json.dump(q, open(qpath_check, "w"))
+        else:
+            qpath_check = qpath
         checked = 0
         for name, servers in setups.items():
             log = open(os.path.join(work, f"serve-{len(results)}.log"), "wb")
@@ -93,9 +108,9 @@ def main():
                 for _p, uri in procs:
                     cpath = os.path.join(work, "check.json")
                     subprocess.run(
-                        loadgen.check_command("hopdb-bolt", uri, qpath, cpath), check=True, capture_output=True
+                        loadgen.check_command("hopdb-bolt", uri, qpath_check, cpath), check=True, capture_output=True
                     )
-                    wrong = loadgen.check_answers(json.load(open(cpath)), sample, reference.check)
+                    wrong = loadgen.check_answers(json.load(open(cpath)), sample, check)
                     if wrong:
                         raise SystemExit(f"{name}: wrong sample answers: {wrong[:5]}")
                     checked += 1
@@ -103,7 +118,7 @@ def main():
                 runs = []
                 for i, (_p, uri) in enumerate(procs):
                     out = os.path.join(a.out, f"{name.replace(' ', '_').replace(',', '')}-{i}.json")
-                    cmd = loadgen.run_command("hopdb-bolt", uri, qpath, "retrieval", per, a.ramp, a.window, out)
+                    cmd = loadgen.run_command("hopdb-bolt", uri, qpath, a.mix, per, a.ramp, a.window, out, data=a.data)
                     runs.append((subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE), out))
                 parts = []
                 for r, out in runs:
@@ -118,6 +133,7 @@ def main():
                     "errors": sum(p["errors"] for p in parts),
                     "overall": [p["overall"] for p in parts],
                     "per_kind": [p["per_kind"] for p in parts],
+                    "error_samples": [p["error_samples"] for p in parts],
                 }
                 o = parts[0]["overall"]
                 print(f"{name:<24} {results[name]['qps']:>9.0f} queries/s  p50 {o['p50_us']:>8.0f} us  p99 {o['p99_us']:>8.0f} us"
@@ -128,7 +144,7 @@ def main():
                     p.wait(timeout=60)
                 log.close()
         with open(os.path.join(a.out, "summary.json"), "w") as f:
-            json.dump({"checked_servers": checked, "sample_queries": len(sample), "setups": results}, f, indent=1)
+            json.dump({"mix": a.mix, "checked_servers": checked, "sample_queries": len(sample), "setups": results}, f, indent=1)
     finally:
         pg.stop()
         shutil.rmtree(work, ignore_errors=True)

@@ -1,7 +1,7 @@
 //! `hopdb serve STORE`: serves the store's Cypher engine to Neo4j drivers over Bolt until
 //! SIGINT (Ctrl-C) or SIGTERM, then stops accepting, closes the connections (open
 //! transactions roll back) and closes the store. `hopdb serve --cluster CONFIG` serves a
-//! cluster's graph instead, as one of its stateless query nodes (read queries).
+//! cluster's graph instead, as one of its stateless query nodes.
 //!
 //! Authentication is on when the users file (`STORE.users.json`, or `--users FILE`) lists at
 //! least one user; then any address may be served. With it off (no users, or `--no-auth`)
@@ -22,9 +22,10 @@ pub struct ServeArgs {
     #[arg(required_unless_present = "cluster")]
     pub dir: Option<PathBuf>,
     /// Serve a cluster's graph instead of a store (docs/cluster.md): this process is one of
-    /// its stateless query nodes, any number of which answer the same graph. Read queries
-    /// only (write through the cluster's write interface); the algorithm procedures are not
-    /// offered. The users file defaults to CONFIG.users.json.
+    /// its stateless query nodes, any number of which answer and write the same graph
+    /// (writes commit through the cluster's metadata; a statement that meets a concurrent
+    /// write is run again). No schema changes, multi-edge writes or algorithm procedures.
+    /// The users file defaults to CONFIG.users.json.
     #[arg(long, value_name = "CONFIG", conflicts_with_all = ["dir", "create", "read_only", "no_projection"])]
     pub cluster: Option<PathBuf>,
     /// Create a new, empty store when the directory holds none.
@@ -244,11 +245,7 @@ pub fn run(a: &ServeArgs) -> Result<()> {
         if a.cluster.is_some() { "the cluster of " } else { "" },
         served(a).display(),
         server.local_addr(),
-        if a.read_only || a.cluster.is_some() {
-            "; read-only"
-        } else {
-            ""
-        }
+        if a.read_only { "; read-only" } else { "" }
     );
     match (server.http_addr(), &http) {
         (Some(addr), _) => eprintln!(

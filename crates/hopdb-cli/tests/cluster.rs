@@ -346,9 +346,19 @@ fn canon(v: &hopdb_cypher::Value) -> String {
     }
 }
 
-/// The rows of a query as text, in order when the query orders them, else sorted.
-fn rows(e: &hopdb_cypher::QueryEngine, q: &str, params: &hopdb_cypher::Params) -> Vec<String> {
-    let r = e.query(q, params).unwrap_or_else(|err| panic!("{q}: {err}"));
+/// The store of `setup` loaded into a new 64-partition cluster with its metadata in database
+/// `db`: the store's directory and the cluster's configuration file.
+fn loaded_cluster(pg: &PrivateServer, tmp: &Path, db: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let store = tmp.join("store");
+    let (config, _) = config_file(pg, tmp, db, 64);
+    assert!(hopdb(&["cluster", "init", "--config", s(&config)]).0);
+    let (ok, _, err) = hopdb(&["cluster", "load", "--config", s(&config), s(&store)]);
+    assert!(ok, "{err}");
+    (store, config)
+}
+
+/// The rows of a result as text, in order when query `q` orders them, else sorted.
+fn texts(r: hopdb_cypher::QueryResult, q: &str) -> Vec<String> {
     let mut out: Vec<String> = r
         .collect_rows()
         .unwrap()
@@ -361,6 +371,11 @@ fn rows(e: &hopdb_cypher::QueryEngine, q: &str, params: &hopdb_cypher::Params) -
     out
 }
 
+/// The rows of a query as text ([`texts`]).
+fn rows(e: &hopdb_cypher::QueryEngine, q: &str, params: &hopdb_cypher::Params) -> Vec<String> {
+    texts(e.query(q, params).unwrap_or_else(|err| panic!("{q}: {err}")), q)
+}
+
 #[test]
 fn cypher_over_a_cluster_answers_as_the_store() {
     use hopdb_cluster::{Cluster, ClusterConfig, ClusterGraph, Mutation};
@@ -368,11 +383,7 @@ fn cypher_over_a_cluster_answers_as_the_store() {
     use std::sync::Arc;
 
     let Some((pg, tmp, _)) = setup() else { return };
-    let store = tmp.path().join("store");
-    let (config, _) = config_file(&pg, tmp.path(), "cypher", 64);
-    assert!(hopdb(&["cluster", "init", "--config", s(&config)]).0);
-    let (ok, _, err) = hopdb(&["cluster", "load", "--config", s(&config), s(&store)]);
-    assert!(ok, "{err}");
+    let (store, config) = loaded_cluster(&pg, tmp.path(), "cypher");
 
     let local = QueryEngine::new(hopdb_database::Database::open(&store).unwrap());
     let cluster = Arc::new(Cluster::open(ClusterConfig::from_file(&config).unwrap()).unwrap());
@@ -442,15 +453,11 @@ fn cypher_over_a_cluster_answers_as_the_store() {
         .map(|r| canon(&r[0]))
         .collect();
     assert_eq!(got, rows(&local, q, &Params::new()));
-    for q in [
-        "CREATE (n:New)",
-        "MATCH (n {_key: 'doc-1'}) SET n.x = 1",
-        "CREATE INDEX FOR (n:Entity) ON (n.entity_type)",
-    ] {
-        let e = remote.query(q, &Params::new()).unwrap_err().to_string();
-        assert!(e.contains("read queries only") || e.contains("AccessMode"), "{q}: {e}");
-    }
-    assert!(remote.begin().is_err());
+    // Schema changes and the algorithms are refused (writes: the next test).
+    let e = remote
+        .query("CREATE INDEX FOR (n:Entity) ON (n.entity_type)", &Params::new())
+        .unwrap_err();
+    assert!(e.to_string().contains("refuses schema changes"), "{e}");
     let e = remote
         .query(
             "CALL hopdb.algo.pagerank() YIELD node RETURN count(node)",
@@ -476,4 +483,164 @@ fn cypher_over_a_cluster_answers_as_the_store() {
         &Params::new(),
     );
     assert_eq!(got, vec!["String(\"a new entity\")".to_string()]);
+}
+
+/// A statement's rows ([`texts`]) and its update counters, or its error class.
+fn outcome(e: &hopdb_cypher::QueryEngine, q: &str) -> Result<(Vec<String>, String), String> {
+    match e.query(q, &hopdb_cypher::Params::new()) {
+        Ok(r) => {
+            let stats = format!("{:?}", r.stats());
+            Ok((texts(r, q), stats))
+        }
+        Err(err) => Err(format!("{:?}/{}", err.class, err.detail)),
+    }
+}
+
+/// Cypher writes through a cluster's query node (`ClusterTxn`) leave the cluster as the same
+/// statements leave the store: after every statement, its rows and counters and a set of
+/// reads compare equal; a failing statement leaves nothing; explicit transactions commit and
+/// roll back; another query node reads the writes; and two query nodes incrementing one
+/// property concurrently lose no update (conflicts are detected and the statements rerun).
+#[test]
+fn cypher_writes_over_a_cluster_match_the_store() {
+    use hopdb_cluster::{Cluster, ClusterConfig, ClusterGraph};
+    use hopdb_cypher::{Params, QueryEngine};
+    use std::sync::Arc;
+
+    let Some((pg, tmp, _)) = setup() else { return };
+    let (store, config) = loaded_cluster(&pg, tmp.path(), "cypher_writes");
+    let open = || {
+        let c = Arc::new(Cluster::open(ClusterConfig::from_file(&config).unwrap()).unwrap());
+        (c.clone(), QueryEngine::over(Arc::new(ClusterGraph::new(c))))
+    };
+    let local = QueryEngine::new(hopdb_database::Database::open(&store).unwrap());
+    let (remote_cluster, remote) = open();
+
+    let reads = [
+        "MATCH (n) RETURN labels(n) AS l, count(*) ORDER BY l",
+        "MATCH ()-[r]->() RETURN type(r) AS t, count(*) ORDER BY t",
+        "MATCH (t:Topic) RETURN t ORDER BY t._key",
+        "MATCH (a)-[r:ABOUT|RELATED]->(b) RETURN a._key, type(r), properties(r), b._key",
+        "MATCH (d:Document) RETURN d._key, d.title, d.reviewed ORDER BY d._key LIMIT 10",
+        "MATCH (e:Reviewed) RETURN e._key, keys(e) ORDER BY e._key",
+        "MATCH (n:Anon) RETURN n.x ORDER BY n.x",
+        "MATCH (n {_key: 'topic-1'}) RETURN size([(n)--() | 1]) AS degree",
+        "MATCH (e:Entity {_key: 'new-entity'}) RETURN e",
+    ];
+    let compare = |engine: &QueryEngine, after: &str| {
+        for q in reads {
+            assert_eq!(
+                rows(engine, q, &Params::new()),
+                rows(&local, q, &Params::new()),
+                "{q} after {after}"
+            );
+        }
+    };
+    let script = [
+        "CREATE (n:Topic {_key: 'topic-1', name: 'graphs', weight: 1}) RETURN n",
+        "UNWIND range(1, 50) AS i CREATE (t:Topic {_key: 'topic-x' + toString(i), i: i}) RETURN count(t)",
+        "MATCH (c:Chunk) WITH c ORDER BY c._key LIMIT 20 MATCH (t {_key: 'topic-1'}) CREATE (c)-[:ABOUT {score: 0.5}]->(t)",
+        "MATCH (d:Document) WITH d ORDER BY d._key LIMIT 5 SET d.reviewed = true, d.title = d.title + '!'",
+        "MATCH (e:Entity) WITH e ORDER BY e._key LIMIT 10 REMOVE e.description SET e:Reviewed",
+        "MATCH (a {_key: 'topic-1'}), (b {_key: 'topic-x3'}) MERGE (a)-[r:RELATED]->(b) ON CREATE SET r.n = 1 ON MATCH SET r.n = r.n + 1",
+        "MATCH (a {_key: 'topic-1'}), (b {_key: 'topic-x3'}) MERGE (a)-[r:RELATED]->(b) ON CREATE SET r.n = 1 ON MATCH SET r.n = r.n + 1 RETURN r.n",
+        "MATCH (t:Topic) WHERE t.i > 40 DETACH DELETE t",
+        "MATCH (c)-[r:ABOUT]->() WITH c, r ORDER BY c._key LIMIT 5 DELETE r",
+        "MATCH (d:Document) WITH d ORDER BY d._key LIMIT 1 DETACH DELETE d",
+        "CREATE (n:Anon {x: 1}) RETURN n.x",
+        "MERGE (e:Entity {_key: 'new-entity'}) SET e.canonical_title = 'New', e.entity_type = 'CONCEPT'",
+        "MERGE (e:Entity {_key: 'new-entity'}) SET e.canonical_title = 'Newer' RETURN e.canonical_title",
+        "MATCH (t:Topic {_key: 'topic-x2'}) DELETE t",
+        // Fails part-way (the key exists): nothing of it may stay.
+        "UNWIND [1, 2] AS i CREATE (:Tmp {_key: 'tmp-' + toString(i)}) WITH i WHERE i = 2 CREATE (:Tmp {_key: 'topic-1'})",
+        // Fails: a relationship still holds the node.
+        "MATCH (t {_key: 'topic-1'}) DELETE t",
+    ];
+    for q in script {
+        let (want, got) = (outcome(&local, q), outcome(&remote, q));
+        assert_eq!(got, want, "{q}");
+        compare(&remote, q);
+    }
+    assert!(outcome(&local, script[14]).is_err() && outcome(&local, script[15]).is_err());
+
+    // Explicit transactions: rolled back leaves nothing, committed keeps every statement.
+    for engine in [&local, &remote] {
+        let mut tx = engine.begin().unwrap();
+        tx.query("CREATE (:Draft {_key: 'draft'})", &Params::new()).unwrap();
+        let seen = tx.query("MATCH (d:Draft) RETURN count(d)", &Params::new()).unwrap();
+        assert_eq!(
+            canon(&seen.collect_rows().unwrap()[0][0]),
+            "Int(1)",
+            "a transaction reads its writes"
+        );
+        tx.rollback();
+        let mut tx = engine.begin().unwrap();
+        tx.query("CREATE (:Final {_key: 'final', n: 1})", &Params::new())
+            .unwrap();
+        tx.query("MATCH (f:Final) SET f.n = f.n + 1", &Params::new()).unwrap();
+        tx.query(
+            "MATCH (f:Final), (t {_key: 'topic-1'}) CREATE (f)-[:ABOUT]->(t)",
+            &Params::new(),
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+    compare(&remote, "the explicit transactions");
+    for q in [
+        "MATCH (d:Draft) RETURN count(d)",
+        "MATCH (f:Final)-[:ABOUT]->(t) RETURN f.n, t._key",
+    ] {
+        assert_eq!(rows(&remote, q, &Params::new()), rows(&local, q, &Params::new()), "{q}");
+    }
+
+    // Another query node reads all of it.
+    let (other_cluster, other) = open();
+    compare(&other, "opening another query node");
+
+    // What a cluster does not write, refused with a clear error and nothing written.
+    let e = remote
+        .query(
+            "MATCH (f {_key: 'final'}), (t {_key: 'topic-1'}) CREATE (f)-[:ABOUT]->(t)",
+            &Params::new(),
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("one relationship per pair"), "{e}");
+    compare(&remote, "a refused parallel relationship");
+
+    // Two query nodes increment one property concurrently: every increment counts.
+    remote
+        .query("CREATE (:Counter {_key: 'counter', v: 0})", &Params::new())
+        .unwrap();
+    let per_node = 40;
+    let conflicts: usize = std::thread::scope(|scope| {
+        let workers: Vec<_> = [remote.clone(), other.clone()]
+            .into_iter()
+            .map(|engine| {
+                scope.spawn(move || {
+                    let mut surfaced = 0;
+                    let mut done = 0;
+                    while done < per_node {
+                        match engine.query("MATCH (c {_key: 'counter'}) SET c.v = c.v + 1", &Params::new()) {
+                            Ok(_) => done += 1,
+                            Err(e) if e.class == hopdb_cypher::ErrorClass::Conflict => surfaced += 1,
+                            Err(e) => panic!("{e}"),
+                        }
+                    }
+                    surfaced
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap()).sum()
+    });
+    // Plain reads see another query node's writes within refresh_ms; re-read at once.
+    remote_cluster.refresh().unwrap();
+    other_cluster.refresh().unwrap();
+    for engine in [&remote, &other] {
+        let v = rows(engine, "MATCH (c {_key: 'counter'}) RETURN c.v", &Params::new());
+        assert_eq!(
+            v,
+            vec![format!("Int({})", 2 * per_node)],
+            "{conflicts} conflicts surfaced"
+        );
+    }
 }

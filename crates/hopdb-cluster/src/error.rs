@@ -52,6 +52,13 @@ pub enum ClusterError {
         /// Why.
         why: String,
     },
+    /// A transaction's write would overwrite partitions that a concurrent write changed
+    /// after the transaction read them; nothing was written (run the transaction again).
+    #[error("partitions {partitions:?} changed after this transaction read them")]
+    Conflict {
+        /// The partitions that changed.
+        partitions: Vec<u32>,
+    },
     /// The embedded store (a load's source) failed.
     #[error(transparent)]
     Store(#[from] hopdb_core::Error),

@@ -38,6 +38,7 @@ mod promote;
 mod read;
 mod slice;
 mod snapshot;
+mod txn;
 mod upkeep;
 mod write;
 
@@ -56,6 +57,7 @@ pub use partition::{partition_of, partition_of_encoded, DEFAULT_PARTITIONS, MAX_
 pub use promote::{EvictReport, PromoteReport};
 pub use read::CacheStats;
 pub use snapshot::CopyReport;
+pub use txn::ClusterTxn;
 pub use write::{Mutation, WriteReport};
 
 use meta::{Live, Metadata};
@@ -161,6 +163,14 @@ impl Cluster {
     pub fn refresh(&self) -> Result<()> {
         let live = self.meta()?.live(self.partitions)?;
         self.live.install_all(live);
+        Ok(())
+    }
+
+    /// Re-reads which versions of `parts` are live (what a write transaction reads must be
+    /// the latest committed, not the view of up to `refresh_ms` ago).
+    pub(crate) fn refresh_partitions(&self, parts: &[u32]) -> Result<()> {
+        let fresh = self.meta()?.live_of(parts)?;
+        self.note_live(&fresh);
         Ok(())
     }
 

@@ -123,6 +123,17 @@ pub(crate) struct Live {
 }
 
 impl Live {
+    /// A state known only by its content version (what a transaction read).
+    pub fn at(version: u64) -> Live {
+        Live {
+            version,
+            generation: 0,
+            prefix: None,
+            base_seq: 0,
+            delta_seq: 0,
+        }
+    }
+
     /// Whether writes wait in the delta to be merged on reading.
     pub fn pending(&self) -> bool {
         self.delta_seq > self.base_seq
@@ -324,6 +335,17 @@ impl Metadata {
             }
         }
         Ok(out)
+    }
+
+    /// The live state of those of `parts` ever loaded or written.
+    pub fn live_of(&mut self, parts: &[u32]) -> Result<Vec<(u32, Live)>> {
+        let ids: Vec<i32> = parts.iter().map(|&p| p as i32).collect();
+        let sql = format!("{LIVE_SELECT} WHERE partition_id = ANY($1) AND version <> 0");
+        let rows = self
+            .client
+            .query(&sql, &[&ids])
+            .map_err(meta("reading live versions"))?;
+        Ok(rows.iter().map(live_row).collect())
     }
 
     /// The live state of partitions `parts` and their pending writes, read by one statement
@@ -696,13 +718,14 @@ impl Metadata {
     }
 }
 
-/// Appends a write's operations to the delta as sequence number `seq` and makes `seq` the
-/// new version of every partition it touched; returns each one's pending operations now.
+/// Appends the operations of a write to the delta under a fresh sequence number, which
+/// becomes the content version of the partitions it changes; returns the number and each
+/// partition's pending operation count. One statement (one round trip): the number, the
+/// delta rows and the metadata rows together.
 pub(crate) fn append_delta(
     tx: &mut postgres::Transaction<'_>,
-    seq: u64,
     parts: &[PartitionOps],
-) -> Result<Vec<(u32, u64)>> {
+) -> Result<(u64, Vec<(u32, u64)>)> {
     let (mut ids, mut ns, mut ops) = (Vec::new(), Vec::new(), Vec::new());
     for po in parts {
         for (n, op) in po.ops.iter().enumerate() {
@@ -711,26 +734,30 @@ pub(crate) fn append_delta(
             ops.push(op.as_slice());
         }
     }
-    let seq = seq as i64;
-    tx.execute(
-        "INSERT INTO partition_delta (partition_id, seq, n, op) \
-         SELECT a.p, $1, a.n, a.op FROM unnest($2::int[], $3::int[], $4::bytea[]) AS a(p, n, op)",
-        &[&seq, &ids, &ns, &ops],
-    )
-    .map_err(meta("appending to the delta"))?;
     let touched: Vec<i32> = parts.iter().map(|p| p.partition as i32).collect();
     let counts: Vec<i64> = parts.iter().map(|p| p.ops.len() as i64).collect();
-    Ok(tx
+    // A CTE with a volatile function is evaluated once: one number for every row.
+    let rows = tx
         .query(
-            "UPDATE partition_metadata m SET delta_seq = $1, version = $1, delta_ops = m.delta_ops + a.n \
-             FROM unnest($2::int[], $3::int8[]) AS a(p, n) WHERE m.partition_id = a.p \
-             RETURNING m.partition_id, m.delta_ops",
-            &[&seq, &touched, &counts],
+            "WITH s AS (SELECT nextval('hopdb_generation') AS seq), \
+             ins AS (INSERT INTO partition_delta (partition_id, seq, n, op) \
+               SELECT a.p, s.seq, a.n, a.op FROM s, unnest($1::int[], $2::int[], $3::bytea[]) AS a(p, n, op)) \
+             UPDATE partition_metadata m SET delta_seq = s.seq, version = s.seq, delta_ops = m.delta_ops + a.n \
+             FROM s, unnest($4::int[], $5::int8[]) AS a(p, n) WHERE m.partition_id = a.p \
+             RETURNING m.partition_id, m.delta_ops, s.seq",
+            &[&ids, &ns, &ops, &touched, &counts],
         )
-        .map_err(meta("recording a write"))?
-        .iter()
-        .map(|r| (r.get::<_, i32>(0) as u32, r.get::<_, i64>(1) as u64))
-        .collect())
+        .map_err(meta("recording a write"))?;
+    let seq = match rows.first() {
+        Some(r) => r.get::<_, i64>(2) as u64,
+        None => return Err(ClusterError::State("a write changed no partition row".into())),
+    };
+    Ok((
+        seq,
+        rows.iter()
+            .map(|r| (r.get::<_, i32>(0) as u32, r.get::<_, i64>(1) as u64))
+            .collect(),
+    ))
 }
 
 /// Records edge types a write created (directed and simple, as the store creates them).

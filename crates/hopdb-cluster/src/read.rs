@@ -10,7 +10,7 @@ use hopdb_core::{codec, Degree, Direction, Edge, Node, NodeKey};
 
 use bytes::Bytes;
 
-use crate::cold::{Partition, RowDir, TypeNames};
+use crate::cold::Partition;
 use crate::error::{objects, ClusterError, Result};
 use crate::hot::{entry_key, HotTier};
 use crate::meta::{Delta, Live};
@@ -379,21 +379,13 @@ impl Cluster {
     pub fn edges_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Vec<Edge>>>> {
         let located: Vec<Located> = keys.iter().map(|k| self.locate(k)).collect();
         let held = self.resolve(&located)?;
-        let mut types = TypeNames::default();
         located
             .iter()
             .zip(keys)
             .zip(&held)
-            .map(|((l, key), h)| {
-                let Some(p) = holding(h, l) else {
-                    return Ok(None);
-                };
-                let mut rows = Vec::new();
-                p.for_each_row(&l.enc, dir, ty, &mut |i| rows.push(i));
-                rows.into_iter()
-                    .map(|i| p.edge(i, key, &mut types))
-                    .collect::<Result<Vec<_>>>()
-                    .map(Some)
+            .map(|((l, key), h)| match holding(h, l) {
+                Some(p) => p.edges_of(&l.enc, key, dir, ty).map(Some),
+                None => Ok(None),
             })
             .collect()
     }
@@ -411,19 +403,7 @@ impl Cluster {
         let Some(p) = holding(&held, &l) else {
             return Ok(None);
         };
-        // As the store's counters: out, in and undirected counts per node, an undirected
-        // self-loop counting twice (it is one row here).
-        let mut d = Degree::default();
-        p.for_each_raw_row(&l.enc, ty, &mut |i, row_dir| {
-            let n = match (row_dir, dir) {
-                (RowDir::Undirected, _) => 1 + u64::from(p.other(i) == l.enc.as_slice()),
-                (RowDir::Out, Direction::Out | Direction::Both) | (RowDir::In, Direction::In | Direction::Both) => 1,
-                _ => 0,
-            };
-            d.count += n;
-            d.weight_sum += n as f64 * p.weight_or_one(i);
-        });
-        Ok(Some(d))
+        Ok(Some(p.degree_of(&l.enc, dir, ty)))
     }
 
     /// The distinct neighbours of many nodes, in adjacency order; `None` where absent.
@@ -442,22 +422,7 @@ impl Cluster {
                 let Some(p) = holding(h, l) else {
                     return Ok(None);
                 };
-                let mut seen = HashSet::new();
-                let mut out = Vec::new();
-                let mut err = None;
-                p.for_each_row(&l.enc, dir, ty, &mut |i| {
-                    let other = p.other(i);
-                    if seen.insert(other.to_vec()) {
-                        match codec::decode_key(other) {
-                            Ok(k) => out.push(k),
-                            Err(e) => err = Some(e),
-                        }
-                    }
-                });
-                match err {
-                    Some(e) => Err(e.into()),
-                    None => Ok(Some(out)),
-                }
+                p.neighbors_of(&l.enc, dir, ty).map(Some)
             })
             .collect()
     }

@@ -10,7 +10,7 @@
 use std::ops::Range;
 
 use bytes::Bytes;
-use hopdb_core::{codec, Direction, Edge, Node, NodeKey};
+use hopdb_core::{codec, Degree, Direction, Edge, Node, NodeKey};
 
 use crate::cold::{Partition, RowDir, TypeNames};
 use crate::error::{ClusterError, Result};
@@ -46,6 +46,51 @@ pub(crate) trait NodeRows {
                 f(i);
             }
         });
+    }
+
+    /// The node's edges listed in direction `dir`, as the store lists them.
+    fn edges_of(&self, key: &[u8], node: &NodeKey, dir: Direction, ty: Option<&str>) -> Result<Vec<Edge>> {
+        let mut rows = Vec::new();
+        self.for_each_row(key, dir, ty, &mut |i| rows.push(i));
+        let mut types = TypeNames::default();
+        rows.into_iter().map(|i| self.edge(i, node, &mut types)).collect()
+    }
+
+    /// The node's degree and weight sum as the store's counters hold them: out, in and
+    /// undirected counts, a directed self-loop twice under `Both` and an undirected one
+    /// (one row here) twice.
+    fn degree_of(&self, key: &[u8], dir: Direction, ty: Option<&str>) -> Degree {
+        let mut d = Degree::default();
+        self.for_each_raw_row(key, ty, &mut |i, row_dir| {
+            let n = match (row_dir, dir) {
+                (RowDir::Undirected, _) => 1 + u64::from(self.other(i) == key),
+                (RowDir::Out, Direction::Out | Direction::Both) | (RowDir::In, Direction::In | Direction::Both) => 1,
+                _ => 0,
+            };
+            d.count += n;
+            d.weight_sum += n as f64 * self.weight_or_one(i);
+        });
+        d
+    }
+
+    /// The node's distinct neighbours in adjacency order.
+    fn neighbors_of(&self, key: &[u8], dir: Direction, ty: Option<&str>) -> Result<Vec<NodeKey>> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        let mut err = None;
+        self.for_each_row(key, dir, ty, &mut |i| {
+            let other = self.other(i);
+            if seen.insert(other.to_vec()) {
+                match codec::decode_key(other) {
+                    Ok(k) => out.push(k),
+                    Err(e) => err = Some(e),
+                }
+            }
+        });
+        match err {
+            Some(e) => Err(e.into()),
+            None => Ok(out),
+        }
     }
 }
 

@@ -18,7 +18,7 @@ use hopdb_core::{codec, EdgeTypeOptions, NodeKey, Props, WriteMode};
 use crate::cold::{EdgeRow, NodeRow, Partition, RowDir};
 use crate::delta::{row_id, Op, RowId};
 use crate::error::{meta, ClusterError, Result};
-use crate::meta::{add_edge_types, append_delta, lock_live, next_number, read_delta, Live, PartitionOps};
+use crate::meta::{add_edge_types, append_delta, lock_live, read_delta, Live, PartitionOps};
 use crate::partition::partition_of_encoded;
 use crate::slice::NodeRows;
 use crate::Cluster;
@@ -101,7 +101,7 @@ impl Mutation {
     }
 
     /// Refuses what the embedded store refuses, before anything is written.
-    fn validate(&self, at: usize) -> Result<()> {
+    pub(crate) fn validate(&self, at: usize) -> Result<()> {
         let check = |r: hopdb_core::Result<()>| r.map_err(|e| ClusterError::Write { at, why: e.to_string() });
         match self {
             Mutation::UpsertNode { key, labels, props, .. } => {
@@ -164,7 +164,12 @@ impl Mutation {
         }
     }
 
-    fn keys(&self) -> Vec<&NodeKey> {
+    /// Whether applying it reads the edge types (node writes do not).
+    pub(crate) fn needs_types(&self) -> bool {
+        matches!(self, Mutation::UpsertEdge { .. } | Mutation::DeleteEdge { .. })
+    }
+
+    pub(crate) fn keys(&self) -> Vec<&NodeKey> {
         match self {
             Mutation::UpsertNode { key, .. } | Mutation::DeleteNode { key } => vec![key],
             Mutation::UpsertEdge { src, dst, .. } | Mutation::DeleteEdge { src, dst, .. } => vec![src, dst],
@@ -187,28 +192,53 @@ pub struct WriteReport {
     pub seconds: f64,
 }
 
-/// The partitions a write works on: their state and rows as the write changes them.
-struct Working<'c> {
-    cluster: &'c Cluster,
-    parts: HashMap<u32, (Live, Partition)>,
-    ops: HashMap<u32, Vec<Op>>,
-    types: HashMap<String, EdgeTypeOptions>,
-    new_types: Vec<String>,
+/// Reads the partitions a write works on that it has not read yet (`Working::missing`).
+pub(crate) type Loader<'a> = dyn FnMut(&mut Working, &[u32]) -> Result<()> + 'a;
+
+/// The partitions a write works on: their state and rows as the write changes them. The
+/// commit path (`Cluster::write`) reads them locked in PostgreSQL; a Cypher transaction
+/// (`ClusterTxn`) reads them from its query node's view, to see its own changes.
+pub(crate) struct Working {
+    partitions: u32,
+    pub parts: HashMap<u32, (Live, Partition)>,
+    pub ops: HashMap<u32, Vec<Op>>,
+    pub types: HashMap<String, EdgeTypeOptions>,
+    pub new_types: Vec<String>,
 }
 
-impl Working<'_> {
-    /// Reads (and locks) the partitions of `parts` not read yet.
-    fn load(&mut self, tx: &mut postgres::Transaction<'_>, parts: &[u32]) -> Result<()> {
+impl Working {
+    pub fn new(partitions: u32, types: HashMap<String, EdgeTypeOptions>) -> Working {
+        Working {
+            partitions,
+            parts: HashMap::new(),
+            ops: HashMap::new(),
+            types,
+            new_types: Vec::new(),
+        }
+    }
+
+    pub fn partition_of(&self, encoded: &[u8]) -> u32 {
+        partition_of_encoded(encoded, self.partitions)
+    }
+
+    /// The partitions of `parts` not read yet, sorted, each once.
+    pub fn missing(&self, parts: &[u32]) -> Vec<u32> {
         let mut missing: Vec<u32> = parts.iter().copied().filter(|p| !self.parts.contains_key(p)).collect();
         missing.sort_unstable();
         missing.dedup();
+        missing
+    }
+
+    /// Reads (and locks) the partitions of `parts` not read yet, for the commit.
+    fn load_locked(&mut self, cluster: &Cluster, tx: &mut postgres::Transaction<'_>, parts: &[u32]) -> Result<()> {
+        let missing = self.missing(parts);
         if missing.is_empty() {
             return Ok(());
         }
         let live = lock_live(tx, &missing)?;
         let mut fetch = Vec::new();
         {
-            let mut cache = self.cluster.cache.lock().unwrap_or_else(|e| e.into_inner());
+            let mut cache = cluster.cache.lock().unwrap_or_else(|e| e.into_inner());
             for (p, l) in live {
                 if l.version == 0 {
                     self.parts.insert(p, (l, Partition::empty(0)?));
@@ -223,7 +253,7 @@ impl Working<'_> {
         let pending: Vec<u32> = fetch.iter().filter(|(_, l)| l.pending()).map(|(p, _)| *p).collect();
         let delta = read_delta(tx, &pending)?;
         let states: HashMap<u32, Live> = fetch.iter().cloned().collect();
-        for (p, part) in self.cluster.fetch_partitions(fetch, &delta)? {
+        for (p, part) in cluster.fetch_partitions(fetch, &delta)? {
             if let Some(l) = states.get(&p) {
                 self.parts.insert(p, (l.clone(), (*part).clone()));
             }
@@ -271,7 +301,7 @@ impl Working<'_> {
     }
 
     fn upsert_node(&mut self, key: &[u8], labels: &[String], props: &Props, mode: WriteMode) -> Result<()> {
-        let p = self.cluster.partition_of(key);
+        let p = self.partition_of(key);
         let old = self.rows(p)?.node_row(key);
         let mut new_labels: Vec<String> = Vec::with_capacity(labels.len());
         let mut props = props.clone();
@@ -296,7 +326,7 @@ impl Working<'_> {
     }
 
     fn ensure_node(&mut self, key: &[u8]) -> Result<()> {
-        let p = self.cluster.partition_of(key);
+        let p = self.partition_of(key);
         if self.rows(p)?.has_node(key) {
             return Ok(());
         }
@@ -317,7 +347,7 @@ impl Working<'_> {
         let o = self.edge_type(ty, at)?;
         self.ensure_node(s)?;
         self.ensure_node(d)?;
-        let (ps, pd) = (self.cluster.partition_of(s), self.cluster.partition_of(d));
+        let (ps, pd) = (self.partition_of(s), self.partition_of(d));
         let (there, back) = if o.undirected {
             (RowDir::Undirected, RowDir::Undirected)
         } else {
@@ -356,7 +386,7 @@ impl Working<'_> {
         let Some(o) = self.types.get(ty).copied() else {
             return Ok(());
         };
-        let (ps, pd) = (self.cluster.partition_of(s), self.cluster.partition_of(d));
+        let (ps, pd) = (self.partition_of(s), self.partition_of(d));
         let mut gone: Vec<(u32, RowId)> = Vec::new();
         let (there, back) = if o.undirected {
             (RowDir::Undirected, RowDir::Undirected)
@@ -381,8 +411,28 @@ impl Working<'_> {
         Ok(())
     }
 
-    fn delete_node(&mut self, tx: &mut postgres::Transaction<'_>, key: &[u8]) -> Result<()> {
-        let p = self.cluster.partition_of(key);
+    /// Applies mutation `at` of a batch, its keys encoded, reading what it needs with `load`.
+    pub fn apply(&mut self, at: usize, mutation: &Mutation, keys: &[Vec<u8>], load: &mut Loader<'_>) -> Result<()> {
+        let parts: Vec<u32> = keys.iter().map(|k| self.partition_of(k)).collect();
+        load(self, &parts)?;
+        match mutation {
+            Mutation::UpsertNode {
+                labels, props, mode, ..
+            } => self.upsert_node(&keys[0], labels, props, *mode),
+            Mutation::UpsertEdge {
+                ty,
+                weight,
+                props,
+                mode,
+                ..
+            } => self.upsert_edge(&keys[0], ty, &keys[1], *weight, props, *mode, at),
+            Mutation::DeleteNode { .. } => self.delete_node(load, &keys[0]),
+            Mutation::DeleteEdge { ty, .. } => self.delete_edge(&keys[0], ty, &keys[1]),
+        }
+    }
+
+    fn delete_node(&mut self, load: &mut Loader<'_>, key: &[u8]) -> Result<()> {
+        let p = self.partition_of(key);
         if !self.rows(p)?.has_node(key) {
             return Ok(());
         }
@@ -401,8 +451,8 @@ impl Working<'_> {
                 (e.other, back, e.ty, key.to_vec(), e.id)
             })
             .collect();
-        let others: Vec<u32> = twins.iter().map(|t| self.cluster.partition_of(&t.0)).collect();
-        self.load(tx, &others)?;
+        let others: Vec<u32> = twins.iter().map(|t| self.partition_of(&t.0)).collect();
+        load(self, &others)?;
         for (twin, q) in twins.into_iter().zip(others) {
             if self.has_row(q, &twin)? {
                 self.push(q, Op::DeleteRow(twin))?;
@@ -422,6 +472,13 @@ impl Cluster {
     /// PostgreSQL) or none of it. Reads on this query node see it at once; other query nodes
     /// within `[metadata] refresh_ms`.
     pub fn write(&self, batch: &[Mutation]) -> Result<WriteReport> {
+        self.write_checked(batch, &HashMap::new())
+    }
+
+    /// [`Cluster::write`] for a transaction that read partitions first: `read` holds the
+    /// content version it read of each; if one it writes has changed since, nothing is
+    /// written and the error is [`ClusterError::Conflict`] (run the transaction again).
+    pub(crate) fn write_checked(&self, batch: &[Mutation], read: &HashMap<u32, u64>) -> Result<WriteReport> {
         let started = Instant::now();
         for (at, m) in batch.iter().enumerate() {
             m.validate(at)?;
@@ -436,43 +493,45 @@ impl Cluster {
 
         let mut m = self.meta()?;
         let mut tx = m.begin_write()?;
-        let types = tx
-            .query("SELECT name, undirected, multi FROM edge_types", &[])
-            .map_err(meta("reading the edge types"))?
-            .iter()
-            .map(|r| {
-                (
-                    r.get::<_, String>(0),
-                    EdgeTypeOptions {
-                        undirected: r.get(1),
-                        multi: r.get(2),
-                    },
-                )
-            })
-            .collect();
-        let mut w = Working {
-            cluster: self,
-            parts: HashMap::new(),
-            ops: HashMap::new(),
-            types,
-            new_types: Vec::new(),
+        let types = if !batch.iter().any(Mutation::needs_types) {
+            HashMap::new()
+        } else {
+            tx.query("SELECT name, undirected, multi FROM edge_types", &[])
+                .map_err(meta("reading the edge types"))?
+                .iter()
+                .map(|r| {
+                    (
+                        r.get::<_, String>(0),
+                        EdgeTypeOptions {
+                            undirected: r.get(1),
+                            multi: r.get(2),
+                        },
+                    )
+                })
+                .collect()
         };
-        w.load(&mut tx, &parts)?;
+        let mut w = Working::new(self.partitions, types);
+        w.load_locked(self, &mut tx, &parts)?;
+        let mut load = |w: &mut Working, parts: &[u32]| w.load_locked(self, &mut tx, parts);
         for (at, (mutation, keys)) in batch.iter().zip(&encoded).enumerate() {
-            match mutation {
-                Mutation::UpsertNode {
-                    labels, props, mode, ..
-                } => w.upsert_node(&keys[0], labels, props, *mode)?,
-                Mutation::UpsertEdge {
-                    ty,
-                    weight,
-                    props,
-                    mode,
-                    ..
-                } => w.upsert_edge(&keys[0], ty, &keys[1], *weight, props, *mode, at)?,
-                Mutation::DeleteNode { .. } => w.delete_node(&mut tx, &keys[0])?,
-                Mutation::DeleteEdge { ty, .. } => w.delete_edge(&keys[0], ty, &keys[1])?,
-            }
+            w.apply(at, mutation, keys, &mut load)?;
+        }
+        // A transaction that read a partition it writes must have read what is there now.
+        let stale: Vec<(u32, Live)> = w
+            .parts
+            .iter()
+            .filter(|(p, (l, _))| read.get(p).is_some_and(|&v| v != l.version))
+            .map(|(&p, (l, _))| (p, l.clone()))
+            .collect();
+        if !stale.is_empty() {
+            tx.rollback()
+                .map_err(meta("ending a write that met a concurrent one"))?;
+            drop(m);
+            // The retry reads what is there now.
+            self.note_live(&stale);
+            return Err(ClusterError::Conflict {
+                partitions: stale.iter().map(|(p, _)| *p).collect(),
+            });
         }
         if w.ops.is_empty() {
             tx.rollback().map_err(meta("ending a write that changed nothing"))?;
@@ -481,7 +540,6 @@ impl Cluster {
                 ..WriteReport::default()
             });
         }
-        let seq = next_number(&mut tx)?;
         let mut changed: Vec<PartitionOps> = w
             .ops
             .iter()
@@ -491,7 +549,7 @@ impl Cluster {
             })
             .collect();
         changed.sort_unstable_by_key(|c| c.partition);
-        let pending = append_delta(&mut tx, seq, &changed)?;
+        let (seq, pending) = append_delta(&mut tx, &changed)?;
         add_edge_types(&mut tx, &w.new_types)?;
         tx.commit().map_err(meta("committing a write"))?;
         drop(m);

@@ -183,6 +183,14 @@ pub enum Error {
         existing: String,
     },
 
+    /// A write transaction on a graph kept elsewhere (a cluster) read something that a
+    /// concurrent write changed before it committed; nothing of it was written. Retry it.
+    #[error("write conflict: {detail}; nothing was written, retry the transaction")]
+    Conflict {
+        /// What changed under the transaction.
+        detail: String,
+    },
+
     /// An error from one item of a batch call, with the item's position.
     #[error("item {index} of the batch: {source}")]
     InBatch {
@@ -215,6 +223,8 @@ pub enum ErrorKind {
     Storage,
     /// A write would break a uniqueness constraint (or existing data breaks a new one).
     ConstraintViolation,
+    /// A concurrent write changed what a transaction read: retry it.
+    Conflict,
 }
 
 impl ErrorKind {
@@ -229,6 +239,7 @@ impl ErrorKind {
             ErrorKind::Cancelled => "cancelled",
             ErrorKind::Storage => "storage",
             ErrorKind::ConstraintViolation => "constraint_violation",
+            ErrorKind::Conflict => "conflict",
         }
     }
 }
@@ -312,6 +323,7 @@ impl Error {
                 ErrorKind::Storage
             }
             Error::ConstraintViolation { .. } => ErrorKind::ConstraintViolation,
+            Error::Conflict { .. } => ErrorKind::Conflict,
             Error::InBatch { source, .. } => source.kind(),
         }
     }

@@ -9,7 +9,7 @@ use crate::plan::{Plan, PlanCache};
 use crate::result::{ColumnRows, PlanDescription, QueryResult, QueryStats, RowSource};
 use crate::schema;
 use crate::value::Value;
-use hopdb_database::{Control, Database, GraphRead, WriteTxn};
+use hopdb_database::{Control, Database, GraphRead, RemoteGraph};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -21,6 +21,10 @@ pub type Params = HashMap<String, Value>;
 /// It is not listed by `keys(n)` or `properties(n)`. Nodes created without it get an integer
 /// key chosen by the store.
 pub const KEY_PROPERTY: &str = "_key";
+
+/// How many times a writing statement on a remote graph runs again after meeting a
+/// concurrent write before its conflict is reported.
+pub const CONFLICT_RETRIES: u32 = 8;
 
 /// Per-query limits.
 #[derive(Debug, Clone, Default)]
@@ -38,8 +42,9 @@ pub struct QueryOptions {
 #[derive(Clone)]
 pub struct QueryEngine {
     db: Database,
-    /// The graph read instead of `db`'s, when it is kept elsewhere ([`QueryEngine::over`]).
-    remote: Option<Arc<dyn GraphRead + Send + Sync>>,
+    /// The graph read and written instead of `db`'s, when it is kept elsewhere
+    /// ([`QueryEngine::over`]).
+    remote: Option<Arc<dyn RemoteGraph>>,
     cache: Arc<PlanCache>,
     procedures: ProcedureRegistry,
     fast_adj: Arc<exec::ctx::FastAdjCache>,
@@ -65,11 +70,13 @@ impl QueryEngine {
         }
     }
 
-    /// An engine that reads `graph`, a graph kept elsewhere (a cluster: `hopdb serve
-    /// --cluster`), through [`GraphRead`] only. It answers read queries; statements that
-    /// write, write transactions, schema changes and the algorithm procedures (which need an
-    /// embedded store's projection) are refused with a clear error.
-    pub fn over(graph: Arc<dyn GraphRead + Send + Sync>) -> QueryEngine {
+    /// An engine over `graph`, a graph kept elsewhere (a cluster: `hopdb serve --cluster`),
+    /// read through [`GraphRead`] and written through its write transactions
+    /// ([`RemoteGraph::begin_write`]). A writing statement that meets a concurrent write is
+    /// run again (up to [`CONFLICT_RETRIES`] times); in an explicit transaction the conflict
+    /// is the client's to retry (a transient error). Schema changes and the algorithm
+    /// procedures (which need an embedded store's projection) are refused with a clear error.
+    pub fn over(graph: Arc<dyn RemoteGraph>) -> QueryEngine {
         QueryEngine {
             remote: Some(graph),
             ..QueryEngine::new(Database::in_memory())
@@ -77,7 +84,7 @@ impl QueryEngine {
     }
 
     /// The graph kept elsewhere that the engine reads ([`QueryEngine::over`]), if any.
-    pub fn remote(&self) -> Option<&Arc<dyn GraphRead + Send + Sync>> {
+    pub fn remote(&self) -> Option<&Arc<dyn RemoteGraph>> {
         self.remote.as_ref()
     }
 
@@ -86,6 +93,15 @@ impl QueryEngine {
         match &self.remote {
             Some(g) => Store::Remote(g.clone()),
             None => Store::Read(self.db.graph().read()),
+        }
+    }
+
+    /// What a writing statement or transaction writes: the store's write transaction (after
+    /// waiting at most `wait` for its writer slot), or one on the remote graph.
+    fn write_store(&self, wait: Option<std::time::Duration>) -> Result<Store<'_>> {
+        match &self.remote {
+            Some(g) => Ok(Store::RemoteWrite(g.begin_write()?)),
+            None => Ok(Store::Write(Box::new(self.writer(wait)?))),
         }
     }
 
@@ -132,16 +148,22 @@ impl QueryEngine {
         if let Statement::Explain(_) = plan.statement {
             return Ok(explain(&plan));
         }
-        let store = if plan.read_only {
-            self.read_store()
-        } else {
-            Store::Write(Box::new(self.writer(opts.writer_wait)?))
-        };
-        let (result, store) = self.run(&plan, store, params, opts)?;
-        if let Store::Write(tx) = store {
-            tx.commit()?;
+        if plan.read_only {
+            return Ok(self.run(&plan, self.read_store(), params, opts)?.0);
         }
-        Ok(result)
+        let mut attempt = 0;
+        loop {
+            let outcome = self
+                .run(&plan, self.write_store(opts.writer_wait)?, params, opts)
+                .and_then(|(result, store)| store.commit().map(|()| result).map_err(CypherError::from));
+            match outcome {
+                Err(e) if e.class == ErrorClass::Conflict && attempt < CONFLICT_RETRIES => {
+                    attempt += 1;
+                    tracing::debug!(attempt, error = %e, "a writing statement met a concurrent write; running it again");
+                }
+                r => return r,
+            }
+        }
     }
 
     fn run<'t>(
@@ -229,7 +251,7 @@ impl QueryEngine {
     pub fn begin_within(&self, wait: Option<std::time::Duration>) -> Result<Transaction<'_>> {
         Ok(Transaction {
             engine: self,
-            tx: Some(self.writer(wait)?),
+            tx: Some(self.write_store(wait)?),
         })
     }
 
@@ -239,20 +261,15 @@ impl QueryEngine {
         ReadTransaction {
             engine: self,
             snapshot: match &self.remote {
-                Some(g) => Snapshot::Remote(g.clone()),
+                Some(g) => Snapshot::Remote(g.clone() as Arc<dyn GraphRead + Send + Sync>),
                 None => Snapshot::Local(self.db.graph().read()),
             },
         }
     }
 
-    fn writer(&self, wait: Option<std::time::Duration>) -> Result<WriteTxn<'_>> {
+    fn writer(&self, wait: Option<std::time::Duration>) -> Result<hopdb_database::WriteTxn<'_>> {
         if self.remote.is_some() {
-            return Err(CypherError::compile(
-                ErrorClass::SemanticError,
-                "AccessMode",
-                "this server reads a cluster (hopdb serve --cluster) and answers read queries only; \
-                 write through the cluster's write interface (hopdb_cluster::Cluster::write)",
-            ));
+            return Err(remote_schema_refused());
         }
         let g = self.db.graph();
         match wait {
@@ -324,6 +341,14 @@ impl ReadTransaction<'_> {
     }
 }
 
+fn remote_schema_refused() -> CypherError {
+    CypherError::compile(
+        ErrorClass::FeatureNotSupported,
+        "FeatureNotSupported",
+        "a cluster (hopdb serve --cluster) keeps no property or full-text indexes, so it refuses schema changes",
+    )
+}
+
 fn explain(plan: &Plan) -> QueryResult {
     let mut ops = Vec::new();
     if let Some(q) = plan.query() {
@@ -380,7 +405,8 @@ fn chain(ops: Vec<(String, String, Option<u64>, Option<u64>)>) -> PlanDescriptio
 /// An explicit multi-statement transaction. A statement that fails aborts it.
 pub struct Transaction<'e> {
     engine: &'e QueryEngine,
-    tx: Option<WriteTxn<'e>>,
+    /// The write transaction (local or remote); `None` once a statement failed.
+    tx: Option<Store<'e>>,
 }
 
 impl<'e> Transaction<'e> {
@@ -404,10 +430,11 @@ impl<'e> Transaction<'e> {
             // Neo4j runs schema commands in explicit transactions too (langchain-neo4j sends
             // them through managed transactions); here they join the transaction's batch.
             let mut tx = tx;
-            let r = if cmd.reads_only() {
-                schema::show(&tx, cmd)
-            } else {
-                schema::change(&mut tx, cmd)
+            let r = match &mut tx {
+                Store::Write(w) if cmd.reads_only() => schema::show(&**w, cmd),
+                Store::Write(w) => schema::change(w, cmd),
+                Store::RemoteWrite(w) if cmd.reads_only() => schema::show(&**w, cmd),
+                _ => Err(remote_schema_refused()),
             };
             if r.is_ok() {
                 self.tx = Some(tx);
@@ -415,10 +442,8 @@ impl<'e> Transaction<'e> {
             }
             return r;
         }
-        let (result, store) = self.engine.run(&plan, Store::Write(Box::new(tx)), params, opts)?;
-        if let Store::Write(tx) = store {
-            self.tx = Some(*tx);
-        }
+        let (result, store) = self.engine.run(&plan, tx, params, opts)?;
+        self.tx = Some(store);
         Ok(result)
     }
     /// Makes every statement's changes durable and visible.

@@ -51,6 +51,8 @@ pub enum ErrorClass {
     MemoryLimit,
     /// The store failed (I/O, corruption, lock).
     Storage,
+    /// A concurrent write changed what a transaction on a cluster read; retry it.
+    Conflict,
 }
 
 impl ErrorClass {
@@ -67,6 +69,7 @@ impl ErrorClass {
             ErrorClass::ProcedureError => "ProcedureError",
             ErrorClass::FeatureNotSupported => "FeatureNotSupported",
             ErrorClass::Timeout => "Timeout",
+            ErrorClass::Conflict => "Conflict",
             ErrorClass::MemoryLimit => "MemoryLimit",
             ErrorClass::Storage => "Storage",
         }
@@ -166,6 +169,8 @@ impl CypherError {
             ErrorClass::Timeout => "Neo.ClientError.Transaction.TransactionTimedOut",
             ErrorClass::MemoryLimit => "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
             ErrorClass::Storage => "Neo.DatabaseError.General.UnknownError",
+            // Drivers retry transient errors in managed transactions.
+            ErrorClass::Conflict => "Neo.TransientError.Transaction.Outdated",
         }
     }
 }
@@ -189,6 +194,7 @@ impl From<hopdb_database::Error> for CypherError {
             K::InvalidArgument => (ErrorClass::ArgumentError, "InvalidArgumentValue"),
             K::NotFound => (ErrorClass::EntityNotFound, "EntityNotFound"),
             K::Cancelled => (ErrorClass::Timeout, "Cancelled"),
+            K::Conflict => (ErrorClass::Conflict, "Outdated"),
             _ => (ErrorClass::Storage, "Storage"),
         };
         CypherError::runtime(class, detail, e.to_string())

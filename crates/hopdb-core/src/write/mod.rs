@@ -25,6 +25,9 @@ use std::sync::Arc;
 
 mod edges;
 mod indexes;
+mod interface;
+
+pub use interface::{GraphWrite, RemoteGraph};
 
 /// Per column family: key -> new value (None = deleted).
 type Overlay = [BTreeMap<Vec<u8>, Option<Vec<u8>>>; Cf::ALL.len()];

@@ -9,7 +9,7 @@ use crate::result::QueryStats;
 use crate::temporal::Clock;
 use crate::value::{Map, NodeData, NodeRef, RelData, RelRef, Value};
 use hopdb_database::{
-    Analytics, Control, Edge, GraphRead, Node, NodeKey, NodeRecord, ReadTxn, SharedProjection, WriteTxn,
+    Analytics, Control, Edge, GraphRead, GraphWrite, Node, NodeKey, NodeRecord, ReadTxn, SharedProjection, WriteTxn,
 };
 use rustc_hash::FxHashMap;
 use std::cell::{OnceCell, RefCell};
@@ -25,6 +25,24 @@ pub(crate) enum Store<'t> {
     /// A read-only query on a graph kept elsewhere (a cluster's query node): only what
     /// [`GraphRead`] offers, none of the local store's fast paths.
     Remote(Arc<dyn GraphRead + Send + Sync>),
+    /// A writing query's transaction on a graph kept elsewhere (it sees its own changes).
+    RemoteWrite(Box<dyn GraphWrite + Send>),
+}
+
+impl Store<'_> {
+    /// Commits a write transaction's changes (nothing to do for a read).
+    pub fn commit(self) -> hopdb_database::Result<()> {
+        match self {
+            Store::Write(tx) => tx.commit(),
+            Store::RemoteWrite(tx) => tx.commit_boxed(),
+            Store::Read(_) | Store::Remote(_) => Ok(()),
+        }
+    }
+
+    /// Whether the store takes writes.
+    pub fn writes(&self) -> bool {
+        matches!(self, Store::Write(_) | Store::RemoteWrite(_))
+    }
 }
 
 /// A read-only query's adjacency from the analytics layer's projection of every edge type,
@@ -197,7 +215,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
                     .analytics
                     .fresh_projection(txn)
                     .map(|p| self.fast_cache.get(txn, p)),
-                Store::Write(_) | Store::Remote(_) => None,
+                Store::Write(_) | Store::Remote(_) | Store::RemoteWrite(_) => None,
             })
             .as_deref()
     }
@@ -242,13 +260,13 @@ impl<'t, 'p> Ctx<'t, 'p> {
     pub fn snapshot(&self) -> Option<&ReadTxn> {
         match &self.store {
             Store::Read(txn) => Some(txn),
-            Store::Write(_) | Store::Remote(_) => None,
+            Store::Write(_) | Store::Remote(_) | Store::RemoteWrite(_) => None,
         }
     }
 
     /// Whether the query reads a graph kept elsewhere (a cluster).
     pub fn is_remote(&self) -> bool {
-        matches!(self.store, Store::Remote(_))
+        matches!(self.store, Store::Remote(_) | Store::RemoteWrite(_))
     }
 
     /// The store as this query sees it.
@@ -257,6 +275,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
             Store::Read(r) => r,
             Store::Write(w) => &**w,
             Store::Remote(g) => &**g,
+            Store::RemoteWrite(w) => &**w,
         }
     }
 
@@ -266,11 +285,12 @@ impl<'t, 'p> Ctx<'t, 'p> {
         self.store
     }
 
-    pub fn tx(&mut self) -> Result<&mut WriteTxn<'t>> {
+    pub fn tx(&mut self) -> Result<&mut dyn GraphWrite> {
         self.nodes.get_mut().clear();
         self.rels.get_mut().clear();
         match &mut self.store {
             Store::Write(w) => Ok(&mut **w),
+            Store::RemoteWrite(w) => Ok(&mut **w),
             Store::Read(_) | Store::Remote(_) => Err(CypherError::runtime(
                 ErrorClass::SemanticError,
                 "WriteInReadOnlyQuery",

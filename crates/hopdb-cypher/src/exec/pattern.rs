@@ -249,7 +249,7 @@ impl<'c> Matcher<'c, '_, '_> {
         };
         // A property map alone needs no read in a snapshot (no node of it is deleted; `_key`
         // is the key itself); in a write transaction the node may have been deleted.
-        let deletable = matches!(self.ctx.store, super::ctx::Store::Write(_));
+        let deletable = self.ctx.store.writes();
         if !np.labels.is_empty() || (np.props.is_some() && deletable) {
             // A fresh projection (read-only queries) knows every node's labels.
             match self.ctx.has_labels_projected(&n.key, &np.labels) {

@@ -9,7 +9,7 @@ use crate::ast::{Expr, NodePattern, PatternPart, RelDirection, RelPattern, Remov
 use crate::engine::KEY_PROPERTY;
 use crate::error::{CypherError, ErrorClass, Result};
 use crate::value::{Map, NodeRef, PathValue, RelRef, Value};
-use hopdb_database::{Direction, EdgeTypeOptions, GraphRead, NodeKey, Props, WriteMode};
+use hopdb_database::{Direction, EdgeTypeOptions, NodeKey, Props, WriteMode};
 
 fn semantic(detail: &'static str, msg: impl Into<String>) -> CypherError {
     CypherError::compile(ErrorClass::SyntaxError, detail, msg)
@@ -156,6 +156,9 @@ fn create_rel(ctx: &mut Ctx, rp: &RelPattern, a: &NodeRef, b: &NodeRef, scope: &
     let t = match ctx.edge_types.get(&ty) {
         Some(t) => t.clone(),
         None => {
+            // A new type allows parallel relationships, as in Neo4j; a cluster writes simple
+            // types only (one relationship of a type per ordered pair).
+            let multi = !ctx.is_remote();
             let tx = ctx.tx()?;
             let existing = tx
                 .edge_types()?
@@ -168,7 +171,7 @@ fn create_rel(ctx: &mut Ctx, rp: &RelPattern, a: &NodeRef, b: &NodeRef, scope: &
                     &ty,
                     EdgeTypeOptions {
                         undirected: false,
-                        multi: true,
+                        multi,
                     },
                 )?,
             };
@@ -185,7 +188,7 @@ fn create_rel(ctx: &mut Ctx, rp: &RelPattern, a: &NodeRef, b: &NodeRef, scope: &
                 ErrorClass::ConstraintVerificationFailed,
                 "SimpleEdgeTypeExists",
                 format!(
-                    "relationship type `{ty}` holds one relationship per pair of nodes (it was created outside Cypher as a simple type) and {} -> {} already has one",
+                    "relationship type `{ty}` holds one relationship per pair of nodes (a simple type: created outside Cypher, or on a cluster) and {} -> {} already has one",
                     src.key, dst.key
                 ),
             ));

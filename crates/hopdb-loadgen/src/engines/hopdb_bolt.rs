@@ -1,5 +1,5 @@
-//! HopDB over Bolt: `hopdb serve STORE --read-only` (its worker pool), one connection
-//! per client. neo4rs 0.8 (the Neo4j engine's client) offers only Bolt 4.1 and 4.0, which the
+//! HopDB over Bolt: `hopdb serve STORE` or a cluster's query node (`hopdb serve --cluster`),
+//! one connection per client. neo4rs 0.8 (the Neo4j engine's client) offers only Bolt 4.1 and 4.0, which the
 //! server does not speak (4.4, 5.0-5.8), so each client here is a blocking Bolt 4.4 connection
 //! on hopdb-bolt's PackStream and chunking: RUN + PULL pipelined in one write, auto-commit,
 //! --timeout-ms sent as RUN's `tx_timeout` (a timed-out query is the error "timeout"). The
@@ -9,7 +9,8 @@
 //! text: the node key is the property `_key` (HopDB's key index: `{_key: $id}` is a key lookup),
 //! labels the schema implies are left out, the co-occurrence excludes the chunk itself by
 //! `WHERE o <> c`, and Q7 unwinds its seeds into `{_key: i}`. Columns are read by position. The
-//! LightRAG mix is not supported (the store is served read-only).
+//! LightRAG calls are the Neo4j engine's, on `_key` (the upsert writes; serve the store
+//! without `--read-only`).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -29,9 +30,9 @@ use crate::workload::{Kind, Op, LIMIT, TOP};
 
 const CO: &str = "MATCH (c {_key: $id})-[:MENTIONS]->()<-[:MENTIONS]-(o) WHERE o <> c";
 
-/// The query text of a retrieval kind; None: a kind of the LightRAG mix.
-pub fn query(kind: Kind) -> Option<String> {
-    Some(match kind {
+/// The query text of a kind.
+pub fn query(kind: Kind) -> String {
+    match kind {
         Kind::Q1 => "MATCH (c {_key: $id}) RETURN c.doc_id, c.ordinal, c.word_count, c.section_title".into(),
         Kind::Q2 => format!("MATCH ({{_key: $id}})-[:MENTIONS]->(e) RETURN e._key LIMIT {LIMIT}"),
         Kind::Q3 => format!("MATCH ({{_key: $id}})<-[:MENTIONS]-(c) RETURN c._key LIMIT {LIMIT}"),
@@ -42,8 +43,16 @@ pub fn query(kind: Kind) -> Option<String> {
             "UNWIND $ids AS i MATCH ({{_key: i}})<-[:MENTIONS]-(c) WITH DISTINCT c \
              MATCH (c)-[:MENTIONS]->(f) RETURN DISTINCT f._key LIMIT {LIMIT}"
         ),
-        Kind::GetNode | Kind::GetNodeEdges | Kind::UpsertNode | Kind::NodeDegree | Kind::HasNode => return None,
-    })
+        Kind::GetNode => {
+            "MATCH (n:Entity {_key: $id}) RETURN labels(n)[0] AS a, n.canonical_title AS b, n.entity_type AS c".into()
+        }
+        Kind::GetNodeEdges => {
+            "MATCH (n:Entity {_key: $id})-[r]-() RETURN startNode(r)._key AS a, endNode(r)._key AS b".into()
+        }
+        Kind::UpsertNode => "MERGE (n:Entity {_key: $id}) SET n.canonical_title = $t, n.entity_type = $ty".into(),
+        Kind::NodeDegree => "MATCH (n:Entity {_key: $id}) RETURN size([(n)--() | 1]) AS a".into(),
+        Kind::HasNode => "MATCH (n:Entity {_key: $id}) RETURN 1 AS a LIMIT 1".into(),
+    }
 }
 
 pub struct HopDBBolt {
@@ -55,9 +64,6 @@ pub struct HopDBBolt {
 
 impl HopDBBolt {
     pub fn open(o: &Options) -> Result<HopDBBolt> {
-        if o.writes {
-            bail!("the LightRAG mix is not supported for hopdb-bolt (the store is served read-only)");
-        }
         let h = HopDBBolt {
             addr: o.target.trim_start_matches("bolt://").to_owned(),
             user: o.user.clone().unwrap_or_default(),
@@ -230,13 +236,7 @@ impl BoltConn {
 
 impl Client for BoltConn {
     fn run(&mut self, op: &Op) -> QResult {
-        let text = query(op.kind).ok_or_else(|| {
-            QueryError::Failed(format!(
-                "{} is not supported for hopdb-bolt (retrieval mix only)",
-                op.kind.name()
-            ))
-        })?;
-        let rows = self.rows(&text, &op_params(op)?)?;
+        let rows = self.rows(&query(op.kind), &op_params(op)?)?;
         answer(op.kind, &rows)
     }
 }
@@ -249,11 +249,11 @@ impl Engine for HopDBBolt {
         "HopDB over Bolt (hopdb serve, worker pool; the load generator's blocking Bolt 4.4 client)".into()
     }
     fn durability(&self) -> Value {
-        json!("read-only store (hopdb serve --read-only): no writes")
+        json!("as the server acknowledges: a store's commit (its durability setting), a cluster's PostgreSQL commit")
     }
     fn notes(&self) -> String {
         format!(
-            "one Bolt 4.4 connection per client (blocking socket, RUN + PULL in one write) to `hopdb serve --read-only` \
+            "one Bolt 4.4 connection per client (blocking socket, RUN + PULL in one write) to `hopdb serve` \
              (its worker pool); the lean Cypher of bench/engines/hopdb_cypher.py, parameterised, auto-commit; {}",
             match self.timeout {
                 Some(t) => format!("per-query timeout {} ms (RUN's tx_timeout)", t.as_millis()),
