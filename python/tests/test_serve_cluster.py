@@ -7,7 +7,6 @@ temporary directory, a generated knowledge graph imported into a store, ``hopdb 
 init`` and ``load``, then one ``hopdb serve STORE`` and two ``hopdb serve --cluster`` processes.
 The tests skip, saying why, when the binary is not built or PostgreSQL is not installed."""
 
-import os
 import pathlib
 import socket
 import subprocess
@@ -21,19 +20,15 @@ from neo4j.graph import Node, Path, Relationship
 
 # The private PostgreSQL helper lives with the cluster's benches, at the repository's root.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+import neo4j_reference  # noqa: E402
+
 from bench.cluster import pg  # noqa: E402
 from bench.cluster.pg import PrivatePostgres  # noqa: E402
 
 AUTH = ("neo4j", "any password: authentication is disabled")
 
 
-def _binary():
-    target = os.environ.get("CARGO_TARGET_DIR") or os.path.expanduser("~/.cache/hopdb/target")
-    path = pathlib.Path(target) / "release" / "hopdb"
-    return path if path.is_file() and os.access(path, os.X_OK) else None
-
-
-BINARY = _binary()
+BINARY = neo4j_reference.hopdb_binary()
 PG_BIN = pg.bindir()
 pytestmark = [
     pytest.mark.skipif(

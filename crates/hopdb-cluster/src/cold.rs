@@ -235,8 +235,13 @@ pub(crate) struct Partition {
     edge_props: BinaryArray,
     /// The pending writes; overlay rows are numbered after the arrays' rows.
     pub(crate) overlay: Overlay,
-    /// The memory its arrays hold.
+    /// The memory it holds (arrays and overlay as merged).
     pub bytes: usize,
+    /// The generation its arrays were decoded from (its objects' prefix), if any: a later
+    /// version of the same generation reuses them (`Partition::base_copy`).
+    base: Option<Arc<str>>,
+    /// The memory its arrays hold.
+    base_bytes: usize,
 }
 
 fn column<T: Array + Clone + 'static>(b: &RecordBatch, i: usize, object: &str) -> Result<T> {
@@ -256,7 +261,20 @@ impl Partition {
         let (nobj, eobj) = (format!("{prefix}/nodes.parquet"), format!("{prefix}/edges.parquet"));
         let n = read_parquet(&nobj, nodes, &node_schema())?;
         let e = read_parquet(&eobj, edges, &edge_schema())?;
-        Partition::from_batches(prefix, version, &n, &e)
+        let mut p = Partition::from_batches(prefix, version, &n, &e)?;
+        p.base = Some(Arc::from(prefix));
+        Ok(p)
+    }
+
+    /// The arrays of generation `prefix` without any pending writes, when this partition
+    /// holds that generation's: what a newer version of it merges its pending writes into,
+    /// instead of reading and decoding the objects again (the arrays are shared, not copied).
+    pub fn base_copy(&self, prefix: &str) -> Option<Partition> {
+        (self.base.as_deref() == Some(prefix)).then(|| Partition {
+            overlay: Overlay::default(),
+            bytes: self.base_bytes,
+            ..self.clone()
+        })
     }
 
     /// A partition with no rows (never loaded), as content `version`.
@@ -282,6 +300,8 @@ impl Partition {
             edge_props: column(e, 6, &eobj)?,
             overlay: Overlay::default(),
             bytes,
+            base: None,
+            base_bytes: bytes,
         };
         if !sorted(&p.keys) || !sorted(&p.edge_node) || p.dir.values().iter().any(|&d| d > RowDir::Undirected as u8) {
             return Err(ClusterError::Corrupt {

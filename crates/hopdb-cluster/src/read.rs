@@ -32,6 +32,9 @@ pub struct CacheStats {
     pub hits: u64,
     /// Partition lookups that read the cold tier.
     pub misses: u64,
+    /// Of those, the partitions rebuilt from a cached older version of the same generation
+    /// (its arrays reused, only the pending writes merged: no object read).
+    pub reused: u64,
     /// Partitions held.
     pub partitions: usize,
     /// Bytes held.
@@ -46,6 +49,7 @@ pub(crate) struct Cache {
     bytes: usize,
     hits: u64,
     misses: u64,
+    reused: u64,
 }
 
 impl Cache {
@@ -57,6 +61,7 @@ impl Cache {
             bytes: 0,
             hits: 0,
             misses: 0,
+            reused: 0,
         }
     }
 
@@ -73,6 +78,13 @@ impl Cache {
                 None
             }
         }
+    }
+
+    /// The arrays of partition `p`'s generation `prefix`, if the cached version is of it.
+    pub(crate) fn base_of(&mut self, p: u32, prefix: &str) -> Option<Partition> {
+        let base = self.held.get(&p).and_then(|(part, _)| part.base_copy(prefix));
+        self.reused += u64::from(base.is_some());
+        base
     }
 
     pub(crate) fn insert(&mut self, p: u32, part: Arc<Partition>) {
@@ -292,6 +304,23 @@ impl Cluster {
         if want.is_empty() {
             return Ok(out);
         }
+        // A cached older version of the same generation lends its arrays: only the pending
+        // writes are merged again (a partition another query node wrote, re-read).
+        let mut reused: Vec<(u32, Live, Partition)> = Vec::new();
+        let want: Vec<(u32, Live)> = {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            want.into_iter()
+                .filter_map(
+                    |(p, l)| match l.prefix.as_deref().and_then(|pre| cache.base_of(p, pre)) {
+                        Some(base) => {
+                            reused.push((p, l, base));
+                            None
+                        }
+                        None => Some((p, l)),
+                    },
+                )
+                .collect()
+        };
         let objects = self.objects.clone();
         let fetched: Vec<(u32, Live, Option<Files>)> = self.rt.block_on(
             stream::iter(want)
@@ -316,14 +345,22 @@ impl Cluster {
                 .buffer_unordered(FETCH_CONCURRENCY)
                 .try_collect(),
         )?;
-        let mut built = Vec::with_capacity(fetched.len());
-        for (p, l, files) in fetched {
+        let mut built = Vec::with_capacity(fetched.len() + reused.len());
+        let decoded = fetched.into_iter().map(|(p, l, files)| {
             let base = match (files, &l.prefix) {
                 (Some((nodes, edges)), Some(prefix)) => Some(Partition::decode(prefix, l.version, nodes, edges)?),
                 _ => None,
             };
+            Ok::<_, ClusterError>((p, l, base))
+        });
+        let reused = reused.into_iter().map(|(p, l, base)| Ok((p, l, Some(base))));
+        for r in decoded.chain(reused) {
+            let (p, l, base) = r?;
             let part = match (delta.get(&p), base) {
-                (None, Some(base)) => base,
+                (None, Some(mut base)) => {
+                    base.version = l.version; // a lent base carries its lender's
+                    base
+                }
                 (ops, base) => crate::delta::merge(p, base, ops.map_or(&[][..], Vec::as_slice), l.version)?,
             };
             built.push((p, Arc::new(part)));
@@ -342,6 +379,7 @@ impl Cluster {
         CacheStats {
             hits: c.hits,
             misses: c.misses,
+            reused: c.reused,
             partitions: c.held.len(),
             bytes: c.bytes,
         }

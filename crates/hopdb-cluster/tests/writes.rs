@@ -145,6 +145,9 @@ fn random_writes_read_as_the_store_answers_them_through_compactions() {
         assert_same(&g, &c, keys);
         assert_same(&g, &other, keys);
     }
+    // The other query node re-read partitions the writer changed from their cached arrays,
+    // merging only the pending writes again.
+    assert!(other.cache_stats().reused > 0, "{:?}", other.cache_stats());
     let report = c.compact(None).unwrap();
     assert_eq!(report.conflicts, 0);
     let status = c.status().unwrap();
