@@ -34,6 +34,11 @@ pub enum ClusterCmd {
         /// Parallel workers (default: the number of cores).
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
+        /// Memory for the rows of the partitions being built; a store whose rows need more
+        /// is read in several passes, each building a range of partitions (each pass reads
+        /// every node record again).
+        #[arg(long, value_name = "MB", default_value_t = 1024)]
+        memory_mb: u64,
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
@@ -151,8 +156,9 @@ pub fn run(cmd: &ClusterCmd) -> Result<()> {
             config,
             store,
             workers,
+            memory_mb,
             json,
-        } => load(config, store, *workers, *json),
+        } => load(config, store, *workers, *memory_mb, *json),
         ClusterCmd::Status {
             config,
             partitions,
@@ -352,7 +358,7 @@ fn read_config(path: &Path) -> Result<ClusterConfig> {
     Ok(ClusterConfig::from_file(path)?)
 }
 
-fn load(config: &Path, store: &Path, workers: Option<usize>, as_json: bool) -> Result<()> {
+fn load(config: &Path, store: &Path, workers: Option<usize>, memory_mb: u64, as_json: bool) -> Result<()> {
     let cluster = Cluster::open(read_config(config)?)?;
     let g = crate::open_for_reading(store)?;
     let bar = ProgressBar::new(u64::from(cluster.partitions()));
@@ -368,6 +374,7 @@ fn load(config: &Path, store: &Path, workers: Option<usize>, as_json: bool) -> R
     let progress = |done: usize, _: usize| bar.set_position(done as u64);
     let mut opts = LoadOptions {
         progress: Some(&progress),
+        memory_mb: memory_mb.max(1),
         ..LoadOptions::default()
     };
     if let Some(w) = workers {
@@ -381,18 +388,20 @@ fn load(config: &Path, store: &Path, workers: Option<usize>, as_json: bool) -> R
         println!(
             "{}",
             json!({"generation": r.generation, "partitions": r.partitions, "nodes": r.nodes, "edges": r.edges,
-                   "bytes": r.bytes, "seconds": r.seconds, "workers": r.workers,
-                   "bytes_per_second_per_worker": r.bytes_per_second_per_worker()})
+                   "bytes": r.bytes, "seconds": r.seconds, "scan_seconds": r.scan_seconds, "passes": r.passes,
+                   "workers": r.workers, "bytes_per_second_per_worker": r.bytes_per_second_per_worker()})
         );
     } else {
         println!(
-            "loaded {} nodes and {} edges into {} partitions (generation {}): {} of Parquet in {:.2} s, {}/s per worker ({} workers)",
+            "loaded {} nodes and {} edges into {} partitions (generation {}): {} of Parquet in {:.2} s ({:.2} s reading the store in {} pass(es)), {}/s per worker writing ({} workers)",
             r.nodes,
             r.edges,
             r.partitions,
             r.generation,
             human(r.bytes),
             r.seconds,
+            r.scan_seconds,
+            r.passes,
             human(r.bytes_per_second_per_worker() as u64),
             r.workers
         );

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use hopdb_core::{codec, Direction, Graph, GraphRead, NodeKey, NodeRecord};
+use hopdb_core::{codec, Direction, Graph, GraphRead, NodeKey, NodeRecord, ReadTxn};
 
 use crate::cold::{encode_partition, generation_prefix, EdgeRow, NodeRow, RowDir};
 use crate::error::{objects, ClusterError, Result};
@@ -17,7 +17,8 @@ use crate::Cluster;
 
 /// How a load runs.
 pub struct LoadOptions<'a> {
-    /// Parallel workers, each with its own metadata connection (default: the cores).
+    /// Parallel workers, each with its own metadata connection (default: the cores); as many
+    /// threads read the store.
     pub workers: usize,
     /// Memory for the rows of the partitions being built (default 1 GiB). A store whose rows
     /// need more is read in several passes, each building a range of partitions.
@@ -123,7 +124,7 @@ pub(crate) fn load_from_store(cluster: &Cluster, g: &Graph, opts: &LoadOptions) 
         let range =
             (n as u64 * pass as u64 / passes as u64) as u32..(n as u64 * (pass as u64 + 1) / passes as u64) as u32;
         let scan_started = Instant::now();
-        let buckets: Vec<Mutex<Bucket>> = scan(&snap, n, range.clone(), &undirected)?
+        let buckets: Vec<Mutex<Bucket>> = scan(&snap, n, range.clone(), &undirected, workers)?
             .into_iter()
             .map(Mutex::new)
             .collect();
@@ -194,15 +195,48 @@ pub(crate) fn load_from_store(cluster: &Cluster, g: &Graph, opts: &LoadOptions) 
     Ok(report)
 }
 
-/// One pass over the snapshot in the store's own order (sequential reads): the rows of the
-/// partitions in `range`, each node with every edge of it in both directions.
-fn scan(snap: &impl GraphRead, n: u32, range: Range<u32>, undirected: &[Arc<str>]) -> Result<Vec<Bucket>> {
+/// One pass over the snapshot: the rows of the partitions in `range`, each node with every edge
+/// of it in both directions. `threads` threads share the partitions (thread t the partitions t,
+/// t + threads, ...); each walks every node in the store's own order (sequential reads) and
+/// lists the edges of its own, which is where the time goes.
+fn scan(snap: &ReadTxn, n: u32, range: Range<u32>, undirected: &[Arc<str>], threads: usize) -> Result<Vec<Bucket>> {
+    let threads = threads.clamp(1, range.len().max(1));
+    let shares: Vec<Result<Vec<Bucket>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (snap, range) = (snap.clone(), range.clone());
+                s.spawn(move || scan_share(&snap, n, range, undirected, t, threads))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(ClusterError::State("a load scan thread panicked".into())))
+            })
+            .collect()
+    });
+    let mut shares = shares.into_iter().collect::<Result<Vec<_>>>()?;
+    Ok((0..range.len())
+        .map(|i| std::mem::take(&mut shares[i % threads][i]))
+        .collect())
+}
+
+/// Thread `t` of `threads` of a [`scan`]: the buckets of its partitions (the others empty).
+fn scan_share(
+    snap: &ReadTxn,
+    n: u32,
+    range: Range<u32>,
+    undirected: &[Arc<str>],
+    t: usize,
+    threads: usize,
+) -> Result<Vec<Bucket>> {
     let mut buckets: Vec<Bucket> = (range.start..range.end).map(|_| Bucket::default()).collect();
     let mut failed = None;
     snap.for_each_node_record(None, &mut |r| {
         let enc = codec::encode_key(&r.key);
         let p = partition_of_encoded(&enc, n);
-        if !range.contains(&p) {
+        if !range.contains(&p) || (p - range.start) as usize % threads != t {
             return true;
         }
         match node_rows(snap, &r, enc, undirected, &mut buckets[(p - range.start) as usize]) {

@@ -9,8 +9,9 @@
 //! [`Mutation`]s and commits them as one [`Cluster::write`] batch, checked: if a partition it
 //! writes is no longer the version it read (another query node wrote it meanwhile), nothing is
 //! written and the commit fails with a conflict, which the Cypher engine answers by running a
-//! statement again (drivers retry the transient error of an explicit transaction). A
-//! transaction that only writes (a blind merge) never conflicts.
+//! statement again (drivers retry the transient error of an explicit transaction). Every
+//! partition a transaction writes it has read (applying a write reads the rows it changes), so
+//! every one is checked.
 //!
 //! What a cluster does not write: multi-edge types (parallel edges with ids), undirected
 //! types declared here, and schema (indexes, constraints).
