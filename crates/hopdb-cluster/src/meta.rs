@@ -8,7 +8,7 @@
 //! transaction: if it dies, PostgreSQL drops the lock and another worker takes the partition.
 
 use hopdb_core::EdgeTypeOptions;
-use postgres::{Client, NoTls};
+use postgres::{Client, GenericClient, NoTls};
 
 use crate::cold::generation_prefix;
 use crate::error::{meta, ClusterError, Result};
@@ -456,21 +456,7 @@ impl Metadata {
 
     /// The edge types of the live graph.
     pub fn edge_types(&mut self) -> Result<Vec<(String, EdgeTypeOptions)>> {
-        Ok(self
-            .client
-            .query("SELECT name, undirected, multi FROM edge_types ORDER BY name", &[])
-            .map_err(meta("reading the edge types"))?
-            .iter()
-            .map(|r| {
-                (
-                    r.get(0),
-                    EdgeTypeOptions {
-                        undirected: r.get(1),
-                        multi: r.get(2),
-                    },
-                )
-            })
-            .collect())
+        read_edge_types(&mut self.client)
     }
 
     /// Starts a load of every partition. Returns its id (the new generation) and the object
@@ -758,6 +744,25 @@ pub(crate) fn append_delta(
             .map(|r| (r.get::<_, i32>(0) as u32, r.get::<_, i64>(1) as u64))
             .collect(),
     ))
+}
+
+/// The edge types, by name, read through `c` (the connection, or a write's transaction).
+pub(crate) fn read_edge_types(c: &mut impl GenericClient) -> Result<Vec<(String, EdgeTypeOptions)>> {
+    Ok(
+        c.query("SELECT name, undirected, multi FROM edge_types ORDER BY name", &[])
+            .map_err(meta("reading the edge types"))?
+            .iter()
+            .map(|r| {
+                (
+                    r.get(0),
+                    EdgeTypeOptions {
+                        undirected: r.get(1),
+                        multi: r.get(2),
+                    },
+                )
+            })
+            .collect(),
+    )
 }
 
 /// Records edge types a write created (directed and simple, as the store creates them).

@@ -10,7 +10,7 @@ use hopdb_core::{codec, Degree, Direction, Edge, Node, NodeKey};
 
 use bytes::Bytes;
 
-use crate::cold::Partition;
+use crate::cold::{Partition, TypeNames};
 use crate::error::{objects, ClusterError, Result};
 use crate::hot::{entry_key, HotTier};
 use crate::meta::{Delta, Live};
@@ -417,12 +417,13 @@ impl Cluster {
     pub fn edges_batch(&self, keys: &[NodeKey], dir: Direction, ty: Option<&str>) -> Result<Vec<Option<Vec<Edge>>>> {
         let located: Vec<Located> = keys.iter().map(|k| self.locate(k)).collect();
         let held = self.resolve(&located)?;
+        let mut types = TypeNames::default();
         located
             .iter()
             .zip(keys)
             .zip(&held)
             .map(|((l, key), h)| match holding(h, l) {
-                Some(p) => p.edges_of(&l.enc, key, dir, ty).map(Some),
+                Some(p) => p.edges_of(&l.enc, key, dir, ty, &mut types).map(Some),
                 None => Ok(None),
             })
             .collect()

@@ -48,12 +48,19 @@ pub(crate) trait NodeRows {
         });
     }
 
-    /// The node's edges listed in direction `dir`, as the store lists them.
-    fn edges_of(&self, key: &[u8], node: &NodeKey, dir: Direction, ty: Option<&str>) -> Result<Vec<Edge>> {
+    /// The node's edges listed in direction `dir`, as the store lists them (their type names
+    /// shared through `types`, one per batch).
+    fn edges_of(
+        &self,
+        key: &[u8],
+        node: &NodeKey,
+        dir: Direction,
+        ty: Option<&str>,
+        types: &mut TypeNames,
+    ) -> Result<Vec<Edge>> {
         let mut rows = Vec::new();
         self.for_each_row(key, dir, ty, &mut |i| rows.push(i));
-        let mut types = TypeNames::default();
-        rows.into_iter().map(|i| self.edge(i, node, &mut types)).collect()
+        rows.into_iter().map(|i| self.edge(i, node, types)).collect()
     }
 
     /// The node's degree and weight sum as the store's counters hold them: out, in and

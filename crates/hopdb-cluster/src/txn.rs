@@ -25,7 +25,7 @@ use hopdb_core::{
     WriteMode,
 };
 
-use crate::cold::Partition;
+use crate::cold::{Partition, TypeNames};
 use crate::error::Result;
 use crate::graph::{catalog, core, limited, records, unsupported, ClusterGraph};
 use crate::meta::Live;
@@ -184,7 +184,7 @@ impl GraphRead for ClusterTxn {
                 if !p.has_node(enc) {
                     return Ok(None);
                 }
-                Ok(p.edges_of(enc, a, Direction::Out, ty)?
+                Ok(p.edges_of(enc, a, Direction::Out, ty, &mut TypeNames::default())?
                     .into_iter()
                     .find(|e| &e.dst == b))
             })
@@ -197,7 +197,7 @@ impl GraphRead for ClusterTxn {
     }
 
     fn edges(&self, key: &NodeKey, dir: Direction, ty: Option<&str>, limit: Option<usize>) -> CoreResult<Vec<Edge>> {
-        let list = self.listing(key, |p, enc| p.edges_of(enc, key, dir, ty))?;
+        let list = self.listing(key, |p, enc| p.edges_of(enc, key, dir, ty, &mut TypeNames::default()))?;
         Ok(limited(list, limit))
     }
 
@@ -245,11 +245,12 @@ impl GraphRead for ClusterTxn {
         ty: Option<&str>,
         limit: Option<usize>,
     ) -> CoreResult<Vec<Option<Vec<Edge>>>> {
+        let mut types = TypeNames::default();
         keys.iter()
             .map(|k| {
                 self.with_rows(k, |p, enc| {
                     p.has_node(enc)
-                        .then(|| p.edges_of(enc, k, dir, ty).map(|l| limited(l, limit)))
+                        .then(|| p.edges_of(enc, k, dir, ty, &mut types).map(|l| limited(l, limit)))
                         .transpose()
                 })
             })

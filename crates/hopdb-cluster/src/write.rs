@@ -18,7 +18,7 @@ use hopdb_core::{codec, EdgeTypeOptions, NodeKey, Props, WriteMode};
 use crate::cold::{EdgeRow, NodeRow, Partition, RowDir};
 use crate::delta::{row_id, Op, RowId};
 use crate::error::{meta, ClusterError, Result};
-use crate::meta::{add_edge_types, append_delta, lock_live, read_delta, Live, PartitionOps};
+use crate::meta::{add_edge_types, append_delta, lock_live, read_delta, read_edge_types, Live, PartitionOps};
 use crate::partition::partition_of_encoded;
 use crate::slice::NodeRows;
 use crate::Cluster;
@@ -493,22 +493,10 @@ impl Cluster {
 
         let mut m = self.meta()?;
         let mut tx = m.begin_write()?;
-        let types = if !batch.iter().any(Mutation::needs_types) {
-            HashMap::new()
+        let types = if batch.iter().any(Mutation::needs_types) {
+            read_edge_types(&mut tx)?.into_iter().collect()
         } else {
-            tx.query("SELECT name, undirected, multi FROM edge_types", &[])
-                .map_err(meta("reading the edge types"))?
-                .iter()
-                .map(|r| {
-                    (
-                        r.get::<_, String>(0),
-                        EdgeTypeOptions {
-                            undirected: r.get(1),
-                            multi: r.get(2),
-                        },
-                    )
-                })
-                .collect()
+            HashMap::new()
         };
         let mut w = Working::new(self.partitions, types);
         w.load_locked(self, &mut tx, &parts)?;
