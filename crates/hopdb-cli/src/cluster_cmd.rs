@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use hopdb_cluster::{Cluster, ClusterConfig, LoadOptions};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -21,16 +21,31 @@ pub enum ClusterCmd {
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
     },
-    /// Load a whole store into the cluster as a new generation of every partition: workers
+    /// Load a whole graph into the cluster as a new generation of every partition: workers
     /// claim partitions in the metadata, write each as Parquet to the cold tier, and the new
     /// generation goes live in one transaction (readers see the old graph or the new one).
-    /// Works while another process writes the store (it reads one snapshot).
+    /// The graph comes from a store (read from one snapshot, so another process may write it
+    /// meanwhile) or straight from import files, with `hopdb import`'s options and checks:
+    /// the files are read once, the rows spilled by partition to local disk (--scratch), and
+    /// no store is built.
+    #[command(after_help = "EXAMPLES:
+  hopdb cluster load --config cluster.toml kg-store
+  hopdb cluster load --config cluster.toml --edge-list=rmat.txt.gz --type=LINKS
+  hopdb cluster load --config cluster.toml --nodes=Person=people.csv --relationships=KNOWS=knows.csv")]
     Load {
         /// The cluster configuration.
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
-        /// The store directory to load.
-        store: PathBuf,
+        /// The store directory to load (or give import files instead).
+        #[arg(required_unless_present_any = ["nodes", "relationships", "edge_lists", "from_export", "parquet_nodes", "parquet_relationships", "graphml", "graphrag"])]
+        store: Option<PathBuf>,
+        /// Import files to load instead of a store (the options of `hopdb import`).
+        #[command(flatten)]
+        input: Box<crate::import_cmd::ImportInputs>,
+        /// A load from import files: the directory for its spill files (default: the system's
+        /// temporary directory; about 30 bytes per edge end, removed at the end).
+        #[arg(long, value_name = "DIR")]
+        scratch: Option<PathBuf>,
         /// Parallel workers (default: the number of cores).
         #[arg(long, value_name = "N")]
         workers: Option<usize>,
@@ -155,10 +170,19 @@ pub fn run(cmd: &ClusterCmd) -> Result<()> {
         ClusterCmd::Load {
             config,
             store,
+            input,
+            scratch,
             workers,
             memory_mb,
             json,
-        } => load(config, store, *workers, *memory_mb, *json),
+        } => {
+            let source = match (store, input.given()) {
+                (Some(_), true) => bail!("give a store or import files to load, not both"),
+                (Some(s), false) => Source::Store(s),
+                (None, _) => Source::Files(input, scratch.clone()),
+            };
+            load(config, source, *workers, *memory_mb, *json)
+        }
         ClusterCmd::Status {
             config,
             partitions,
@@ -358,17 +382,23 @@ fn read_config(path: &Path) -> Result<ClusterConfig> {
     Ok(ClusterConfig::from_file(path)?)
 }
 
-fn load(config: &Path, store: &Path, workers: Option<usize>, memory_mb: u64, as_json: bool) -> Result<()> {
+/// What `hopdb cluster load` loads.
+enum Source<'a> {
+    Store(&'a Path),
+    Files(&'a crate::import_cmd::ImportInputs, Option<PathBuf>),
+}
+
+fn load(config: &Path, source: Source, workers: Option<usize>, memory_mb: u64, as_json: bool) -> Result<()> {
     let cluster = Cluster::open(read_config(config)?)?;
-    let g = crate::open_for_reading(store)?;
     let bar = ProgressBar::new(u64::from(cluster.partitions()));
     bar.set_style(
         ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} partitions ({eta} left)")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
-    bar.set_message("loading");
-    if as_json {
+    bar.set_message("writing partitions");
+    let hidden = as_json || !std::io::IsTerminal::is_terminal(&std::io::stderr());
+    if hidden {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let progress = |done: usize, _: usize| bar.set_position(done as u64);
@@ -380,20 +410,63 @@ fn load(config: &Path, store: &Path, workers: Option<usize>, memory_mb: u64, as_
     if let Some(w) = workers {
         opts.workers = w.max(1);
     }
-    let r = cluster
-        .load_from(&g, &opts)
-        .with_context(|| format!("loading {} into the cluster", store.display()))?;
+    let (r, read) = match source {
+        Source::Store(store) => {
+            let g = crate::open_for_reading(store)?;
+            let r = cluster
+                .load_from(&g, &opts)
+                .with_context(|| format!("loading {} into the cluster", store.display()))?;
+            (r, None)
+        }
+        Source::Files(input, scratch) => {
+            let spec = crate::import_cmd::input_spec(input)?;
+            opts.scratch = scratch;
+            let reading = ProgressBar::new(0);
+            reading.set_style(
+                ProgressStyle::with_template(
+                    "reading [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}, ETA {eta} | {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            if hidden {
+                reading.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+            }
+            let f = cluster.load_files(&spec, &opts, &crate::import_cmd::Bar(reading.clone()));
+            reading.finish_and_clear();
+            let f = f.context("loading import files into the cluster")?;
+            (f.load, Some((f.read, f.implicit_nodes, f.spill_bytes)))
+        }
+    };
     bar.finish_and_clear();
     if as_json {
-        println!(
-            "{}",
-            json!({"generation": r.generation, "partitions": r.partitions, "nodes": r.nodes, "edges": r.edges,
-                   "bytes": r.bytes, "seconds": r.seconds, "scan_seconds": r.scan_seconds, "passes": r.passes,
-                   "workers": r.workers, "bytes_per_second_per_worker": r.bytes_per_second_per_worker()})
-        );
+        let mut out = json!({"generation": r.generation, "partitions": r.partitions, "nodes": r.nodes, "edges": r.edges,
+               "bytes": r.bytes, "seconds": r.seconds, "scan_seconds": r.scan_seconds, "passes": r.passes,
+               "workers": r.workers, "bytes_per_second_per_worker": r.bytes_per_second_per_worker()});
+        if let Some((read, implicit, spill)) = &read {
+            out["rows"] = json!(read.rows);
+            out["bad"] = json!(read.bad);
+            out["merged_relationships"] = json!(read.merged_relationships);
+            out["report_file"] = json!(read.report_file);
+            out["implicit_nodes"] = json!(implicit);
+            out["spill_bytes"] = json!(spill);
+        }
+        println!("{out}");
     } else {
+        let source = match &read {
+            None => format!("reading the store in {} pass(es)", r.passes),
+            Some((read, _, spill)) => format!(
+                "reading {} input rows, {} spilled; {} bad entries{}",
+                read.rows,
+                human(*spill),
+                read.bad,
+                read.report_file
+                    .as_ref()
+                    .map_or_else(String::new, |f| format!(" (listed in {})", f.display()))
+            ),
+        };
         println!(
-            "loaded {} nodes and {} edges into {} partitions (generation {}): {} of Parquet in {:.2} s ({:.2} s reading the store in {} pass(es)), {}/s per worker writing ({} workers)",
+            "loaded {} nodes and {} edges into {} partitions (generation {}): {} of Parquet in {:.2} s ({:.2} s {source}), {}/s per worker writing ({} workers)",
             r.nodes,
             r.edges,
             r.partitions,
@@ -401,7 +474,6 @@ fn load(config: &Path, store: &Path, workers: Option<usize>, memory_mb: u64, as_
             human(r.bytes),
             r.seconds,
             r.scan_seconds,
-            r.passes,
             human(r.bytes_per_second_per_worker() as u64),
             r.workers
         );

@@ -28,6 +28,21 @@ is killed, the store is exactly as before.")]
 pub struct ImportArgs {
     /// The store directory (created if absent).
     pub dir: PathBuf,
+    /// What to import.
+    #[command(flatten)]
+    pub input: ImportInputs,
+    /// Print the summary as one JSON line.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// The inputs of an import and how to read them (shared by `hopdb import` and
+/// `hopdb cluster load`).
+#[derive(Args)]
+pub struct ImportInputs {
     /// Node files: `[LABEL[:LABEL]=]FILE[,FILE]`. The first line of the first file is the
     /// header for all of them (so the first may be a header-only file). Repeatable.
     #[arg(long = "nodes", value_name = "[LABELS=]FILES")]
@@ -97,12 +112,6 @@ pub struct ImportArgs {
     /// neo4j-admin's CSV options (same names, same meanings).
     #[command(flatten)]
     pub neo4j: Box<Neo4jAdminArgs>,
-    /// Print the summary as one JSON line.
-    #[arg(long)]
-    pub json: bool,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
     /// Parquet, Arrow IPC, GraphML and GraphRAG inputs.
     #[command(flatten)]
     pub formats: Box<FormatArgs>,
@@ -243,7 +252,32 @@ fn one_byte(what: &str, s: &str) -> Result<u8> {
     }
 }
 
-fn spec(a: &ImportArgs) -> Result<ImportSpec> {
+impl ImportInputs {
+    /// Whether any input is named.
+    pub fn given(&self) -> bool {
+        !(self.nodes.is_empty()
+            && self.relationships.is_empty()
+            && self.edge_lists.is_empty()
+            && self.from_export.is_none()
+            && self.formats.parquet_nodes.is_empty()
+            && self.formats.parquet_relationships.is_empty()
+            && self.formats.graphml.is_empty()
+            && self.formats.graphrag.is_empty())
+    }
+}
+
+/// What the options say to import: the files, or a `hopdb export` directory by its manifest.
+pub fn input_spec(a: &ImportInputs) -> Result<ImportSpec> {
+    let mut spec = spec(a)?;
+    if let Some(d) = &a.from_export {
+        let temporal = spec.csv.temporal;
+        spec = export_spec(d, spec.bad)?;
+        spec.csv.temporal = temporal;
+    }
+    Ok(spec)
+}
+
+fn spec(a: &ImportInputs) -> Result<ImportSpec> {
     let id_type = |default| match a.id_type.as_deref() {
         Some("integer") => IdType::Integer,
         Some("json") => IdType::Json,
@@ -370,7 +404,8 @@ fn table_inputs(a: &FormatArgs, mut spec: ImportSpec) -> ImportSpec {
     spec
 }
 
-struct Bar(ProgressBar);
+/// Draws an import's progress (input bytes read, rows) on a bar.
+pub struct Bar(pub ProgressBar);
 
 impl Progress for Bar {
     fn start(&self, total: u64) {
@@ -441,15 +476,10 @@ fn export_spec(dir: &Path, bad: BadPolicy) -> Result<ImportSpec> {
 }
 
 pub fn run(a: &ImportArgs) -> Result<()> {
-    let mut spec = spec(a)?;
-    if let Some(d) = &a.from_export {
-        let temporal = spec.csv.temporal;
-        spec = export_spec(d, spec.bad)?;
-        spec.csv.temporal = temporal;
-    }
+    let spec = input_spec(&a.input)?;
     // --overwrite-destination: build the new store beside the old one and swap it in only
     // once the import has succeeded.
-    let overwrite = a.neo4j.overwrite_destination.unwrap_or(false) && a.dir.exists();
+    let overwrite = a.input.neo4j.overwrite_destination.unwrap_or(false) && a.dir.exists();
     let target = if overwrite {
         let mut name = a.dir.file_name().unwrap_or_default().to_os_string();
         name.push(".import-new");

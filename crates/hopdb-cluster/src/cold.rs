@@ -119,9 +119,11 @@ fn build_batches(mut nodes: Vec<NodeRow>, mut edges: Vec<EdgeRow>) -> Result<(Re
     nodes.sort_unstable_by(|a, b| a.key.cmp(&b.key));
     edges
         .sort_unstable_by(|a, b| (&a.node, a.dir, &a.ty, &a.other, a.id).cmp(&(&b.node, b.dir, &b.ty, &b.other, b.id)));
-    let mut key = BinaryBuilder::new();
+    // Builders sized up front: growing them copied every byte several times.
+    let bytes = |f: &dyn Fn(&NodeRow) -> usize| nodes.iter().map(f).sum::<usize>();
+    let mut key = BinaryBuilder::with_capacity(nodes.len(), bytes(&|n| n.key.len()));
     let mut labels = ListBuilder::new(StringBuilder::new());
-    let mut props = BinaryBuilder::new();
+    let mut props = BinaryBuilder::with_capacity(nodes.len(), bytes(&|n| n.props.len()));
     for n in &nodes {
         key.append_value(&n.key);
         for l in &n.labels {
@@ -138,13 +140,19 @@ fn build_batches(mut nodes: Vec<NodeRow>, mut edges: Vec<EdgeRow>) -> Result<(Re
             Arc::new(props.finish()),
         ],
     )?;
+    let n = edges.len();
+    let bytes = |f: &dyn Fn(&EdgeRow) -> usize| edges.iter().map(f).sum::<usize>();
     let (mut node, mut dir, mut ty, mut other) = (
-        BinaryBuilder::new(),
-        UInt8Builder::new(),
-        StringBuilder::new(),
-        BinaryBuilder::new(),
+        BinaryBuilder::with_capacity(n, bytes(&|e| e.node.len())),
+        UInt8Builder::with_capacity(n),
+        StringBuilder::with_capacity(n, bytes(&|e| e.ty.len())),
+        BinaryBuilder::with_capacity(n, bytes(&|e| e.other.len())),
     );
-    let (mut id, mut weight, mut eprops) = (UInt64Builder::new(), Float64Builder::new(), BinaryBuilder::new());
+    let (mut id, mut weight, mut eprops) = (
+        UInt64Builder::with_capacity(n),
+        Float64Builder::with_capacity(n),
+        BinaryBuilder::with_capacity(n, bytes(&|e| e.props.len())),
+    );
     for e in &edges {
         node.append_value(&e.node);
         dir.append_value(e.dir as u8);

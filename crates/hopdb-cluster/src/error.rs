@@ -62,6 +62,9 @@ pub enum ClusterError {
     /// The embedded store (a load's source) failed.
     #[error(transparent)]
     Store(#[from] hopdb_core::Error),
+    /// Import files (a load's source) are missing, unreadable or bad.
+    #[error(transparent)]
+    Import(#[from] hopdb_import::ImportError),
 }
 
 /// The cluster's result type.

@@ -32,6 +32,7 @@ mod error;
 mod graph;
 mod hot;
 mod load;
+mod load_files;
 mod meta;
 mod partition;
 mod promote;
@@ -52,13 +53,14 @@ pub use error::{ClusterError, Result};
 pub use graph::ClusterGraph;
 pub use hot::HotStats;
 pub use load::{LoadOptions, LoadReport};
+pub use load_files::FileLoadReport;
 pub use meta::PartitionStatus;
 pub use partition::{partition_of, partition_of_encoded, DEFAULT_PARTITIONS, MAX_PARTITIONS};
 pub use promote::{EvictReport, PromoteReport};
 pub use read::CacheStats;
 pub use snapshot::CopyReport;
 pub use txn::ClusterTxn;
-pub use write::{Mutation, WriteReport};
+pub use write::{declare_multi, Mutation, WriteReport};
 
 use meta::{Live, Metadata};
 
@@ -82,6 +84,8 @@ pub struct Cluster {
     hot: Option<Arc<hot::HotTier>>,
     /// The thread that keeps `live` current (none with `refresh_ms = 0`); dropped, it stops.
     upkeep: Option<upkeep::Upkeep>,
+    /// Numbers of the cluster's sequence taken ahead, for created keys and edge ids.
+    numbers: Mutex<Vec<u64>>,
 }
 
 impl Cluster {
@@ -134,7 +138,20 @@ impl Cluster {
             access,
             hot,
             upkeep,
+            numbers: Mutex::new(Vec::new()),
         })
+    }
+
+    /// A number of the cluster's sequence no one else has: taken 64 at a time, so creating
+    /// nodes without keys and parallel edges costs a round trip per 64, not one each.
+    pub(crate) fn fresh_number(&self) -> Result<u64> {
+        let mut held = self.numbers.lock().unwrap_or_else(|e| e.into_inner());
+        if held.is_empty() {
+            *held = self.meta()?.take_numbers(64)?;
+            held.reverse();
+        }
+        held.pop()
+            .ok_or_else(|| ClusterError::State("the sequence gave no numbers".into()))
     }
 
     /// The partition count.
@@ -146,6 +163,18 @@ impl Cluster {
     /// live at once (readers see the old graph or the new one, never a mix).
     pub fn load_from(&self, store: &hopdb_core::Graph, opts: &LoadOptions) -> Result<LoadReport> {
         load::load_from_store(self, store, opts)
+    }
+
+    /// Loads the graph the import files of `spec` hold (every input `hopdb import` reads, with
+    /// its checks and bad-entry policy) as a new generation of every partition, with no store
+    /// in between; `input` reports the reading of the files, `opts.progress` the partitions.
+    pub fn load_files(
+        &self,
+        spec: &hopdb_import::ImportSpec,
+        opts: &LoadOptions,
+        input: &dyn hopdb_import::Progress,
+    ) -> Result<FileLoadReport> {
+        load_files::load_from_files(self, spec, opts, input)
     }
 
     /// Every partition's metadata row.

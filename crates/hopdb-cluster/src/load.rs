@@ -25,6 +25,9 @@ pub struct LoadOptions<'a> {
     pub memory_mb: u64,
     /// Called after each partition is written with (partitions done, partitions in all).
     pub progress: Option<&'a (dyn Fn(usize, usize) + Sync)>,
+    /// Where a load from import files spills its rows between reading and writing (default:
+    /// the system's temporary directory); it needs about 30 bytes per edge end.
+    pub scratch: Option<std::path::PathBuf>,
 }
 
 impl Default for LoadOptions<'_> {
@@ -33,6 +36,7 @@ impl Default for LoadOptions<'_> {
             workers: std::thread::available_parallelism().map_or(2, |n| n.get()),
             memory_mb: 1024,
             progress: None,
+            scratch: None,
         }
     }
 }
@@ -113,12 +117,7 @@ pub(crate) fn load_from_store(cluster: &Cluster, g: &Graph, opts: &LoadOptions) 
     }
     tracing::info!(generation = load, partitions = n, passes, "cluster load started");
     let workers = opts.workers.clamp(1, n as usize);
-    let (done, nodes, edges, bytes) = (
-        AtomicUsize::new(0),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-        AtomicU64::new(0),
-    );
+    let tally = Tally::default();
     let mut scan_seconds = 0.0;
     for pass in 0..passes {
         let range =
@@ -132,8 +131,7 @@ pub(crate) fn load_from_store(cluster: &Cluster, g: &Graph, opts: &LoadOptions) 
         let results: Vec<Result<usize>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..workers)
                 .map(|_| {
-                    let (buckets, range) = (&buckets, range.clone());
-                    let (done, nodes, edges, bytes) = (&done, &nodes, &edges, &bytes);
+                    let (buckets, range, tally) = (&buckets, range.clone(), &tally);
                     s.spawn(move || -> Result<usize> {
                         let mut meta = Metadata::connect(&cluster.cfg.metadata.postgres)?;
                         meta.claim_each(load, range.clone(), &mut |p| {
@@ -142,57 +140,101 @@ pub(crate) fn load_from_store(cluster: &Cluster, g: &Graph, opts: &LoadOptions) 
                                     .lock()
                                     .unwrap_or_else(|e| e.into_inner()),
                             );
-                            let encoded = encode_partition(b.nodes, b.edges)?;
-                            let prefix = generation_prefix(p, load);
-                            let size = (encoded.nodes.len() + encoded.edges.len()) as u64;
-                            cluster.put(&format!("{prefix}/nodes.parquet"), encoded.nodes)?;
-                            cluster.put(&format!("{prefix}/edges.parquet"), encoded.edges)?;
-                            nodes.fetch_add(encoded.node_count, Ordering::Relaxed);
-                            edges.fetch_add(b.counted, Ordering::Relaxed);
-                            bytes.fetch_add(size, Ordering::Relaxed);
-                            let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                            if let Some(f) = opts.progress {
-                                f(d, n as usize);
-                            }
-                            Ok(Written {
-                                object_key: prefix,
-                                vertex_count: encoded.node_count,
-                                edge_count: b.counted,
-                            })
+                            cluster.write_loaded(load, p, b.nodes, b.edges, b.counted, tally, opts)
                         })
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(ClusterError::State("a load worker panicked".into())))
-                })
-                .collect()
+            join_all(handles, "a load worker panicked")
         });
         for r in results {
             r?;
         }
     }
-    let replaced = cluster.meta()?.finish_load(load, &types)?;
-    for prefix in replaced {
-        cluster.delete_prefix(&prefix);
+    cluster.finish_loaded(load, &types, tally, started, scan_seconds, passes, workers)
+}
+
+/// Counters of a running load, shared by its workers.
+#[derive(Default)]
+pub(crate) struct Tally {
+    done: AtomicUsize,
+    nodes: AtomicU64,
+    edges: AtomicU64,
+    bytes: AtomicU64,
+}
+
+/// Joins scoped threads, a panicked one failing with `why`.
+pub(crate) fn join_all<T>(handles: Vec<std::thread::ScopedJoinHandle<'_, Result<T>>>, why: &str) -> Vec<Result<T>> {
+    handles
+        .into_iter()
+        .map(|h| h.join().unwrap_or_else(|_| Err(ClusterError::State(why.into()))))
+        .collect()
+}
+
+impl Cluster {
+    /// Encodes one partition's rows (`counted` of its edges count toward the graph's, see
+    /// [`EdgeRow::counts_edge`]) and writes them to the cold tier as generation `load`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn write_loaded(
+        &self,
+        load: u64,
+        p: u32,
+        nodes: Vec<NodeRow>,
+        edges: Vec<EdgeRow>,
+        counted: u64,
+        tally: &Tally,
+        opts: &LoadOptions,
+    ) -> Result<Written> {
+        let encoded = encode_partition(nodes, edges)?;
+        let prefix = generation_prefix(p, load);
+        let size = (encoded.nodes.len() + encoded.edges.len()) as u64;
+        self.put(&format!("{prefix}/nodes.parquet"), encoded.nodes)?;
+        self.put(&format!("{prefix}/edges.parquet"), encoded.edges)?;
+        tally.nodes.fetch_add(encoded.node_count, Ordering::Relaxed);
+        tally.edges.fetch_add(counted, Ordering::Relaxed);
+        tally.bytes.fetch_add(size, Ordering::Relaxed);
+        let d = tally.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(f) = opts.progress {
+            f(d, self.partitions as usize);
+        }
+        Ok(Written {
+            object_key: prefix,
+            vertex_count: encoded.node_count,
+            edge_count: counted,
+        })
     }
-    cluster.refresh()?;
-    let report = LoadReport {
-        generation: load,
-        partitions: done.into_inner(),
-        nodes: nodes.into_inner(),
-        edges: edges.into_inner(),
-        bytes: bytes.into_inner(),
-        passes,
-        seconds: started.elapsed().as_secs_f64(),
-        scan_seconds,
-        workers,
-    };
-    tracing::info!(?report, "cluster load finished");
-    Ok(report)
+
+    /// Makes load `load` live, deletes the generations it replaced, and reports it.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn finish_loaded(
+        &self,
+        load: u64,
+        types: &[(String, hopdb_core::EdgeTypeOptions)],
+        tally: Tally,
+        started: Instant,
+        scan_seconds: f64,
+        passes: u32,
+        workers: usize,
+    ) -> Result<LoadReport> {
+        let replaced = self.meta()?.finish_load(load, types)?;
+        for prefix in replaced {
+            self.delete_prefix(&prefix);
+        }
+        self.refresh()?;
+        let report = LoadReport {
+            generation: load,
+            partitions: tally.done.into_inner(),
+            nodes: tally.nodes.into_inner(),
+            edges: tally.edges.into_inner(),
+            bytes: tally.bytes.into_inner(),
+            passes,
+            seconds: started.elapsed().as_secs_f64(),
+            scan_seconds,
+            workers,
+        };
+        tracing::info!(?report, "cluster load finished");
+        Ok(report)
+    }
 }
 
 /// One pass over the snapshot: the rows of the partitions in `range`, each node with every edge
@@ -208,13 +250,7 @@ fn scan(snap: &ReadTxn, n: u32, range: Range<u32>, undirected: &[Arc<str>], thre
                 s.spawn(move || scan_share(&snap, n, range, undirected, t, threads))
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(ClusterError::State("a load scan thread panicked".into())))
-            })
-            .collect()
+        join_all(handles, "a load scan thread panicked")
     });
     let mut shares = shares.into_iter().collect::<Result<Vec<_>>>()?;
     Ok((0..range.len())

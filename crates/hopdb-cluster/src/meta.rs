@@ -702,6 +702,17 @@ impl Metadata {
             .map_err(meta("taking a sequence number"))?
             .get::<_, i64>(0) as u64)
     }
+
+    /// `n` fresh numbers of the generation sequence in one round trip, ascending.
+    pub fn take_numbers(&mut self, n: i32) -> Result<Vec<u64>> {
+        Ok(self
+            .client
+            .query("SELECT nextval('hopdb_generation') FROM generate_series(1, $1)", &[&n])
+            .map_err(meta("taking sequence numbers"))?
+            .iter()
+            .map(|r| r.get::<_, i64>(0) as u64)
+            .collect())
+    }
 }
 
 /// Appends the operations of a write to the delta under a fresh sequence number, which
@@ -765,12 +776,12 @@ pub(crate) fn read_edge_types(c: &mut impl GenericClient) -> Result<Vec<(String,
     )
 }
 
-/// Records edge types a write created (directed and simple, as the store creates them).
-pub(crate) fn add_edge_types(tx: &mut postgres::Transaction<'_>, names: &[String]) -> Result<()> {
-    for n in names {
+/// Records edge types a write created (directed; simple or multi as their first edge was).
+pub(crate) fn add_edge_types(tx: &mut postgres::Transaction<'_>, types: &[(String, EdgeTypeOptions)]) -> Result<()> {
+    for (n, o) in types {
         tx.execute(
-            "INSERT INTO edge_types (name, undirected, multi) VALUES ($1, false, false) ON CONFLICT DO NOTHING",
-            &[n],
+            "INSERT INTO edge_types (name, undirected, multi) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            &[n, &o.undirected, &o.multi],
         )
         .map_err(meta("recording a new edge type"))?;
     }

@@ -13,7 +13,9 @@
 //! partition a transaction writes it has read (applying a write reads the rows it changes), so
 //! every one is checked.
 //!
-//! What a cluster does not write: multi-edge types (parallel edges with ids), undirected
+//! Parallel edges of multi-edge types take their ids from the cluster's sequence (above 2^48,
+//! as created node keys do); a by-id write names the edge's ends too (`EdgeAt`), since a
+//! cluster finds an edge in its ends' partitions. What a cluster does not write: undirected
 //! types declared here, and schema (indexes, constraints).
 
 use std::cell::RefCell;
@@ -21,8 +23,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use hopdb_core::{
-    codec, Degree, Direction, Edge, EdgeType, EdgeTypeOptions, GraphRead, GraphWrite, Node, NodeKey, NodeRecord, Props,
-    WriteMode,
+    codec, Degree, Direction, Edge, EdgeAt, EdgeType, EdgeTypeOptions, GraphRead, GraphWrite, Node, NodeKey,
+    NodeRecord, Props, WriteMode,
 };
 
 use crate::cold::{Partition, TypeNames};
@@ -94,6 +96,20 @@ impl ClusterTxn {
             .ok_or_else(|| hopdb_core::Error::NodeNotFound { key: key.to_string() })
     }
 
+    /// `EdgeIdNotFound` unless the multi-edge is among its source's edges now.
+    fn edge_at(&self, edge: EdgeAt<'_>) -> CoreResult<()> {
+        let found = match self.edges(edge.src, Direction::Both, Some(edge.ty), None) {
+            Ok(list) => list.iter().any(|e| e.id == edge.id),
+            Err(e) if e.kind() == hopdb_core::ErrorKind::NotFound => false,
+            Err(e) => return Err(e),
+        };
+        if found {
+            Ok(())
+        } else {
+            Err(hopdb_core::Error::EdgeIdNotFound { id: edge.id })
+        }
+    }
+
     /// Applies a write to the transaction's partitions and records it for the commit.
     fn write(&mut self, m: Mutation) -> CoreResult<()> {
         m.validate(0).map_err(core)?;
@@ -152,13 +168,9 @@ fn load_into(cluster: &Cluster, w: &mut Working, parts: &[u32]) -> Result<()> {
     Ok(())
 }
 
-fn multi_refused() -> hopdb_core::Error {
-    hopdb_core::Error::Invalid {
-        what: "write on a cluster",
-        reason: "a cluster writes simple edge types only (one edge of a type per ordered pair); \
-                 parallel edges with ids are not written here"
-            .into(),
-    }
+/// A fresh number above 2^48 from the cluster's sequence (created node keys, edge ids).
+fn fresh_number(cluster: &Cluster) -> CoreResult<u64> {
+    Ok(CREATED_KEYS_FROM + cluster.fresh_number().map_err(core)?)
 }
 
 impl GraphRead for ClusterTxn {
@@ -261,8 +273,7 @@ impl GraphRead for ClusterTxn {
 impl GraphWrite for ClusterTxn {
     fn create_node(&mut self, labels: &[&str], props: Props) -> CoreResult<NodeKey> {
         loop {
-            let n = self.cluster().meta().and_then(|mut m| m.take_number()).map_err(core)?;
-            let key = NodeKey::Int((CREATED_KEYS_FROM + n) as i64);
+            let key = NodeKey::Int(fresh_number(self.cluster())? as i64);
             if !self.has_node(&key)? {
                 self.upsert_node(key.clone(), labels, props, WriteMode::Replace)?;
                 return Ok(key);
@@ -298,15 +309,17 @@ impl GraphWrite for ClusterTxn {
         })
     }
 
-    fn add_edge(
-        &mut self,
-        _src: NodeKey,
-        _ty: &str,
-        _dst: NodeKey,
-        _weight: Option<f64>,
-        _props: Props,
-    ) -> CoreResult<u64> {
-        Err(multi_refused())
+    fn add_edge(&mut self, src: NodeKey, ty: &str, dst: NodeKey, weight: Option<f64>, props: Props) -> CoreResult<u64> {
+        let id = fresh_number(self.cluster())?;
+        self.write(Mutation::AddEdge {
+            src,
+            ty: ty.to_string(),
+            dst,
+            id,
+            weight,
+            props,
+        })?;
+        Ok(id)
     }
 
     fn define_edge_type(&mut self, name: &str, options: EdgeTypeOptions) -> CoreResult<EdgeType> {
@@ -324,16 +337,11 @@ impl GraphWrite for ClusterTxn {
                     reason: format!("declared as {existing:?}, not {options:?}"),
                 });
             }
-        } else if options != EdgeTypeOptions::default() {
-            return Err(if options.multi {
-                multi_refused()
-            } else {
-                hopdb_core::Error::Invalid {
-                    what: "write on a cluster",
-                    reason:
-                        "a new edge type on a cluster is directed (load undirected types with `hopdb cluster load`)"
-                            .into(),
-                }
+        } else if options.undirected {
+            return Err(hopdb_core::Error::Invalid {
+                what: "write on a cluster",
+                reason: "a new edge type on a cluster is directed (load undirected types with `hopdb cluster load`)"
+                    .into(),
             });
         } else {
             // The first edge of the type declares it in the cluster when it commits.
@@ -362,12 +370,33 @@ impl GraphWrite for ClusterTxn {
         })
     }
 
-    fn delete_edge_by_id(&mut self, _id: u64) -> CoreResult<()> {
-        Err(multi_refused())
+    fn delete_edge_by_id(&mut self, edge: EdgeAt<'_>) -> CoreResult<()> {
+        self.edge_at(edge)?;
+        self.write(Mutation::DeleteEdgeById {
+            src: edge.src.clone(),
+            ty: edge.ty.to_string(),
+            dst: edge.dst.clone(),
+            id: edge.id,
+        })
     }
 
-    fn update_edge_by_id(&mut self, _id: u64, _weight: Option<f64>, _props: Props, _mode: WriteMode) -> CoreResult<()> {
-        Err(multi_refused())
+    fn update_edge_by_id(
+        &mut self,
+        edge: EdgeAt<'_>,
+        weight: Option<f64>,
+        props: Props,
+        mode: WriteMode,
+    ) -> CoreResult<()> {
+        self.edge_at(edge)?;
+        self.write(Mutation::UpdateEdgeById {
+            src: edge.src.clone(),
+            ty: edge.ty.to_string(),
+            dst: edge.dst.clone(),
+            id: edge.id,
+            weight,
+            props,
+            mode,
+        })
     }
 
     fn delete_node(&mut self, key: NodeKey) -> CoreResult<()> {

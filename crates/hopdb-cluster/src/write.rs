@@ -54,6 +54,52 @@ pub enum Mutation {
         /// How old and new combine.
         mode: WriteMode,
     },
+    /// Adds a parallel edge of a multi-edge type under the id given, creating missing
+    /// endpoints (`WriteTxn::add_edge`; a new type is directed and multi). The id must be new
+    /// (Cypher's transactions take one from the cluster's sequence, above 2^48).
+    AddEdge {
+        /// The source's key.
+        src: NodeKey,
+        /// The edge type.
+        ty: String,
+        /// The target's key.
+        dst: NodeKey,
+        /// The new edge's id (not 0).
+        id: u64,
+        /// Its weight.
+        weight: Option<f64>,
+        /// Its properties.
+        props: Props,
+    },
+    /// Updates the multi-edge `id` between `src` and `dst` (`WriteTxn::update_edge_by_id`);
+    /// refused if it does not exist.
+    UpdateEdgeById {
+        /// The source's key (either end of an undirected edge).
+        src: NodeKey,
+        /// The edge type.
+        ty: String,
+        /// The target's key.
+        dst: NodeKey,
+        /// The edge's id.
+        id: u64,
+        /// The weight to set; `None` keeps the old one on merge.
+        weight: Option<f64>,
+        /// Properties to merge in or to set.
+        props: Props,
+        /// How old and new combine.
+        mode: WriteMode,
+    },
+    /// Deletes the multi-edge `id` between `src` and `dst`, if it exists.
+    DeleteEdgeById {
+        /// The source's key (either end of an undirected edge).
+        src: NodeKey,
+        /// The edge type.
+        ty: String,
+        /// The target's key.
+        dst: NodeKey,
+        /// The edge's id.
+        id: u64,
+    },
     /// Deletes a node and every edge touching it, if it exists (`delete_node_if_exists`).
     DeleteNode {
         /// The node's key.
@@ -118,6 +164,22 @@ impl Mutation {
                 weight,
                 props,
                 ..
+            }
+            | Mutation::AddEdge {
+                src,
+                ty,
+                dst,
+                weight,
+                props,
+                ..
+            }
+            | Mutation::UpdateEdgeById {
+                src,
+                ty,
+                dst,
+                weight,
+                props,
+                ..
             } => {
                 check(src.validate())?;
                 check(dst.validate())?;
@@ -128,10 +190,19 @@ impl Mutation {
                         why: format!("edge weight {w} is not a finite number"),
                     });
                 }
+                if matches!(
+                    self,
+                    Mutation::AddEdge { id: 0, .. } | Mutation::UpdateEdgeById { id: 0, .. }
+                ) {
+                    return Err(ClusterError::Write {
+                        at,
+                        why: "a multi-edge's id is never 0".into(),
+                    });
+                }
                 check(codec::validate_props(props))
             }
             Mutation::DeleteNode { key } => check(key.validate()),
-            Mutation::DeleteEdge { src, dst, .. } => {
+            Mutation::DeleteEdge { src, dst, .. } | Mutation::DeleteEdgeById { src, dst, .. } => {
                 check(src.validate())?;
                 check(dst.validate())
             }
@@ -139,7 +210,8 @@ impl Mutation {
     }
 
     /// Applies the mutation to an embedded store's write transaction: the write whose meaning
-    /// the cluster's has (a cluster and a store given the same mutations answer alike).
+    /// the cluster's has (a cluster and a store given the same mutations answer alike). The
+    /// store numbers the edges `AddEdge` adds itself; by-id mutations name the store's ids.
     pub fn apply_to(&self, w: &mut hopdb_core::WriteTxn<'_>) -> hopdb_core::Result<()> {
         match self.clone() {
             Mutation::UpsertNode {
@@ -159,6 +231,28 @@ impl Mutation {
                 props,
                 mode,
             } => w.upsert_edge(src, &ty, dst, weight, props, mode),
+            Mutation::AddEdge {
+                src,
+                ty,
+                dst,
+                weight,
+                props,
+                ..
+            } => {
+                declare_multi(w, &ty)?;
+                w.add_edge(src, &ty, dst, weight, props).map(drop)
+            }
+            Mutation::UpdateEdgeById {
+                id,
+                weight,
+                props,
+                mode,
+                ..
+            } => w.update_edge_by_id(id, weight, props, mode),
+            Mutation::DeleteEdgeById { id, .. } => match w.delete_edge_by_id(id) {
+                Err(hopdb_core::Error::EdgeIdNotFound { .. }) => Ok(()),
+                other => other,
+            },
             Mutation::DeleteNode { key } => w.delete_node_if_exists(key).map(drop),
             Mutation::DeleteEdge { src, ty, dst } => w.delete_edge_if_exists(src, &ty, dst).map(drop),
         }
@@ -166,15 +260,35 @@ impl Mutation {
 
     /// Whether applying it reads the edge types (node writes do not).
     pub(crate) fn needs_types(&self) -> bool {
-        matches!(self, Mutation::UpsertEdge { .. } | Mutation::DeleteEdge { .. })
+        !matches!(self, Mutation::UpsertNode { .. } | Mutation::DeleteNode { .. })
     }
 
     pub(crate) fn keys(&self) -> Vec<&NodeKey> {
         match self {
             Mutation::UpsertNode { key, .. } | Mutation::DeleteNode { key } => vec![key],
-            Mutation::UpsertEdge { src, dst, .. } | Mutation::DeleteEdge { src, dst, .. } => vec![src, dst],
+            Mutation::UpsertEdge { src, dst, .. }
+            | Mutation::DeleteEdge { src, dst, .. }
+            | Mutation::AddEdge { src, dst, .. }
+            | Mutation::UpdateEdgeById { src, dst, .. }
+            | Mutation::DeleteEdgeById { src, dst, .. } => vec![src, dst],
         }
     }
+}
+
+/// Declares `ty` a directed multi-edge type in the store if it has no type of that name, as
+/// a cluster's first `AddEdge` of a type does.
+pub fn declare_multi(w: &mut hopdb_core::WriteTxn<'_>, ty: &str) -> hopdb_core::Result<()> {
+    use hopdb_core::GraphRead;
+    if !w.edge_types()?.iter().any(|(t, _)| &*t.name == ty) {
+        w.define_edge_type(
+            ty,
+            EdgeTypeOptions {
+                multi: true,
+                undirected: false,
+            },
+        )?;
+    }
+    Ok(())
 }
 
 /// What a write did.
@@ -203,7 +317,8 @@ pub(crate) struct Working {
     pub parts: HashMap<u32, (Live, Partition)>,
     pub ops: HashMap<u32, Vec<Op>>,
     pub types: HashMap<String, EdgeTypeOptions>,
-    pub new_types: Vec<String>,
+    /// Types the write declares (their first edge's kind: simple or multi).
+    pub new_types: Vec<(String, EdgeTypeOptions)>,
 }
 
 impl Working {
@@ -281,23 +396,40 @@ impl Working {
         Ok(())
     }
 
-    fn edge_type(&mut self, ty: &str, at: usize) -> Result<EdgeTypeOptions> {
+    /// The options of type `ty` for a write of a simple edge (`multi` false) or a parallel
+    /// one: an existing type must be of that kind; a new one is declared directed, of it.
+    fn edge_type(&mut self, ty: &str, multi: bool, at: usize) -> Result<EdgeTypeOptions> {
         if let Some(o) = self.types.get(ty) {
-            if o.multi {
+            if o.multi != multi {
                 return Err(ClusterError::Write {
                     at,
-                    why: format!(
-                        "edge type {ty:?} allows parallel edges; a cluster writes simple edge types \
-                         (load multi-edge graphs with `hopdb cluster load`)"
-                    ),
+                    why: if o.multi {
+                        format!("edge type {ty:?} allows parallel edges: add them (with ids), not upserts")
+                    } else {
+                        format!("edge type {ty:?} is simple (one edge per pair): upsert its edges, do not add them")
+                    },
                 });
             }
             return Ok(*o);
         }
-        let o = EdgeTypeOptions::default();
+        let o = EdgeTypeOptions {
+            multi,
+            undirected: false,
+        };
         self.types.insert(ty.to_string(), o);
-        self.new_types.push(ty.to_string());
+        self.new_types.push((ty.to_string(), o));
         Ok(o)
+    }
+
+    /// The options of an existing multi-edge type (a by-id write's).
+    fn multi_type(&self, ty: &str, at: usize) -> Result<EdgeTypeOptions> {
+        match self.types.get(ty) {
+            Some(o) if o.multi => Ok(*o),
+            _ => Err(ClusterError::Write {
+                at,
+                why: format!("no multi-edge type {ty:?}: edges by id are of multi-edge types"),
+            }),
+        }
     }
 
     fn upsert_node(&mut self, key: &[u8], labels: &[String], props: &Props, mode: WriteMode) -> Result<()> {
@@ -333,18 +465,20 @@ impl Working {
         self.upsert_node(key, &[], &Props::new(), WriteMode::Merge)
     }
 
+    /// Writes edge `id` (0 for a simple type) `s -[ty]-> d` at both ends, merged into the
+    /// edge there is under `mode`; `exists` says whether there must be one (`Some(true)`), must
+    /// not (`Some(false)`) or may.
     #[allow(clippy::too_many_arguments)]
-    fn upsert_edge(
+    fn put_edge(
         &mut self,
         s: &[u8],
-        ty: &str,
+        (ty, o, id): (&str, EdgeTypeOptions, u64),
         d: &[u8],
         weight: Option<f64>,
         props: &Props,
         mode: WriteMode,
-        at: usize,
+        (exists, at): (Option<bool>, usize),
     ) -> Result<()> {
-        let o = self.edge_type(ty, at)?;
         self.ensure_node(s)?;
         self.ensure_node(d)?;
         let (ps, pd) = (self.partition_of(s), self.partition_of(d));
@@ -354,8 +488,23 @@ impl Working {
             (RowDir::Out, RowDir::In)
         };
         let ty: Arc<str> = Arc::from(ty);
-        let id: RowId = (s.to_vec(), there, ty.clone(), d.to_vec(), 0);
-        let old = self.rows(ps)?.rows_of(s).into_iter().find(|e| row_id(e) == id);
+        let row_at: RowId = (s.to_vec(), there, ty.clone(), d.to_vec(), id);
+        let old = self.rows(ps)?.rows_of(s).into_iter().find(|e| row_id(e) == row_at);
+        match (exists, &old) {
+            (Some(true), None) => {
+                return Err(ClusterError::Write {
+                    at,
+                    why: format!("edge id {id} is not an edge of type {ty:?} between these nodes"),
+                })
+            }
+            (Some(false), Some(_)) => {
+                return Err(ClusterError::Write {
+                    at,
+                    why: format!("edge id {id} is taken"),
+                })
+            }
+            _ => {}
+        }
         let (weight, props) = match (&old, mode) {
             (Some(o), WriteMode::Merge) => {
                 let mut merged = codec::decode_props(&o.props)?;
@@ -370,7 +519,7 @@ impl Working {
             dir,
             ty: ty.clone(),
             other: other.to_vec(),
-            id: 0,
+            id,
             weight,
             props: props.clone(),
         };
@@ -382,7 +531,8 @@ impl Working {
         Ok(())
     }
 
-    fn delete_edge(&mut self, s: &[u8], ty: &str, d: &[u8]) -> Result<()> {
+    /// Deletes the rows of edge `id` (0: every edge of the type) `s -[ty]-> d` at both ends.
+    fn delete_edge(&mut self, s: &[u8], ty: &str, d: &[u8], id: Option<u64>) -> Result<()> {
         let Some(o) = self.types.get(ty).copied() else {
             return Ok(());
         };
@@ -394,7 +544,7 @@ impl Working {
             (RowDir::Out, RowDir::In)
         };
         for e in self.rows(ps)?.rows_of(s) {
-            if e.dir == there && &*e.ty == ty && e.other == d {
+            if e.dir == there && &*e.ty == ty && e.other == d && id.is_none_or(|id| id == e.id) {
                 let id = row_id(&e);
                 let rev: RowId = (d.to_vec(), back, e.ty.clone(), s.to_vec(), e.id);
                 if rev != id {
@@ -425,9 +575,47 @@ impl Working {
                 props,
                 mode,
                 ..
-            } => self.upsert_edge(&keys[0], ty, &keys[1], *weight, props, *mode, at),
+            } => {
+                let o = self.edge_type(ty, false, at)?;
+                self.put_edge(&keys[0], (ty, o, 0), &keys[1], *weight, props, *mode, (None, at))
+            }
+            Mutation::AddEdge {
+                ty, id, weight, props, ..
+            } => {
+                let o = self.edge_type(ty, true, at)?;
+                let how = (Some(false), at);
+                self.put_edge(
+                    &keys[0],
+                    (ty, o, *id),
+                    &keys[1],
+                    *weight,
+                    props,
+                    WriteMode::Replace,
+                    how,
+                )
+            }
+            Mutation::UpdateEdgeById {
+                ty,
+                id,
+                weight,
+                props,
+                mode,
+                ..
+            } => {
+                let o = self.multi_type(ty, at)?;
+                self.put_edge(
+                    &keys[0],
+                    (ty, o, *id),
+                    &keys[1],
+                    *weight,
+                    props,
+                    *mode,
+                    (Some(true), at),
+                )
+            }
             Mutation::DeleteNode { .. } => self.delete_node(load, &keys[0]),
-            Mutation::DeleteEdge { ty, .. } => self.delete_edge(&keys[0], ty, &keys[1]),
+            Mutation::DeleteEdge { ty, .. } => self.delete_edge(&keys[0], ty, &keys[1], None),
+            Mutation::DeleteEdgeById { ty, id, .. } => self.delete_edge(&keys[0], ty, &keys[1], Some(*id)),
         }
     }
 

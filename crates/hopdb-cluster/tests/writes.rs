@@ -28,8 +28,9 @@ fn key(i: usize) -> NodeKey {
 
 /// A random mutation over keys 0..`keys` (the shapes graph's 40 and new ones) and the edge
 /// types NEXT (directed), KNOWS (undirected), NEW (created by the cluster's first write of it)
-/// and PAID (multi-edge: deleted only).
-fn random_mutation(r: &mut Rng, keys: usize) -> Mutation {
+/// and PAID (multi-edge: parallel edges added, updated and deleted by id; the ids of those
+/// `g` has now).
+fn random_mutation(r: &mut Rng, keys: usize, g: &Graph) -> Mutation {
     // Half the time from a few keys, so later writes find the nodes and edges of earlier ones
     // (merges, replaces and deletes of what exists); else the whole key space (creates).
     let pool = if r.below(2) == 0 { 8 } else { keys };
@@ -57,7 +58,46 @@ fn random_mutation(r: &mut Rng, keys: usize) -> Mutation {
         p
     };
     let ty = ["NEXT", "KNOWS", "NEW", "PAID"][r.below(4)].to_string();
-    match r.below(10) {
+    let weight = |r: &mut Rng| {
+        if r.below(3) == 0 {
+            None
+        } else {
+            Some(r.below(100) as f64 / 8.0)
+        }
+    };
+    match r.below(13) {
+        10 => Mutation::AddEdge {
+            src: a,
+            ty: "PAID".into(),
+            dst: b,
+            id: 0, // the store's, once `apply` added it
+            weight: weight(r),
+            props: some_props(r),
+        },
+        11 | 12 => {
+            let paid = g
+                .read()
+                .edges(&a, Direction::Out, Some("PAID"), None)
+                .unwrap_or_default();
+            match paid.get(r.below(paid.len().max(1))) {
+                Some(e) if r.below(2) == 0 => Mutation::UpdateEdgeById {
+                    src: e.src.clone(),
+                    ty: "PAID".into(),
+                    dst: e.dst.clone(),
+                    id: e.id,
+                    weight: weight(r),
+                    props: some_props(r),
+                    mode,
+                },
+                Some(e) => Mutation::DeleteEdgeById {
+                    src: e.src.clone(),
+                    ty: "PAID".into(),
+                    dst: e.dst.clone(),
+                    id: e.id,
+                },
+                None => Mutation::DeleteNode { key: b },
+            }
+        }
         0..=2 => Mutation::UpsertNode {
             key: a,
             labels: [["Even"], ["Odd"], ["New"]][r.below(3)]
@@ -72,11 +112,7 @@ fn random_mutation(r: &mut Rng, keys: usize) -> Mutation {
             src: a,
             ty: if ty == "PAID" { "NEXT".into() } else { ty },
             dst: b,
-            weight: if r.below(3) == 0 {
-                None
-            } else {
-                Some(r.below(100) as f64 / 8.0)
-            },
+            weight: weight(r),
             props: some_props(r),
             mode,
         },
@@ -85,11 +121,39 @@ fn random_mutation(r: &mut Rng, keys: usize) -> Mutation {
     }
 }
 
-/// Applies a mutation to the embedded store, as the cluster documents it.
-fn apply(g: &Graph, m: &Mutation) {
+/// Applies a mutation to the embedded store, as the cluster documents it; an added edge
+/// takes the id the store gave it, so the cluster's is the same.
+fn apply(g: &Graph, m: &mut Mutation) {
     let mut w = g.write().unwrap();
-    m.apply_to(&mut w).unwrap();
+    match m {
+        Mutation::AddEdge {
+            src,
+            ty,
+            dst,
+            id,
+            weight,
+            props,
+        } => {
+            hopdb_cluster::declare_multi(&mut w, ty).unwrap();
+            *id = w
+                .add_edge(src.clone(), ty, dst.clone(), *weight, props.clone())
+                .unwrap()
+        }
+        _ => m.apply_to(&mut w).unwrap(),
+    }
     w.commit().unwrap();
+}
+
+/// `n` random mutations, each made against the store as the ones before it left it and
+/// applied to it: the batch to write to the cluster.
+fn stored_batch(r: &mut Rng, keys: usize, g: &Graph, n: usize) -> Vec<Mutation> {
+    (0..n)
+        .map(|_| {
+            let mut m = random_mutation(r, keys, g);
+            apply(g, &mut m);
+            m
+        })
+        .collect()
 }
 
 /// Every node of the store as the cluster answers it, and no node the store lacks among the
@@ -123,10 +187,15 @@ fn random_writes_read_as_the_store_answers_them_through_compactions() {
 
     let keys = 60;
     let mut r = Rng(24);
+    let mut by_kind = std::collections::BTreeMap::new();
     for round in 0..12 {
-        let batch: Vec<Mutation> = (0..1 + r.below(12)).map(|_| random_mutation(&mut r, keys)).collect();
+        let n = 1 + r.below(12);
+        let batch = stored_batch(&mut r, keys, &g, n);
         for m in &batch {
-            apply(&g, m);
+            let kind = format!("{m:?}");
+            *by_kind
+                .entry(kind.split([' ', '{']).next().unwrap().to_string())
+                .or_insert(0) += 1;
         }
         c.write(&batch).unwrap();
         assert_same(&g, &c, keys);
@@ -145,6 +214,8 @@ fn random_writes_read_as_the_store_answers_them_through_compactions() {
         assert_same(&g, &c, keys);
         assert_same(&g, &other, keys);
     }
+    // Every kind of mutation was written.
+    assert_eq!(by_kind.len(), 7, "{by_kind:?}");
     // The other query node re-read partitions the writer changed from their cached arrays,
     // merging only the pending writes again.
     assert!(other.cache_stats().reused > 0, "{:?}", other.cache_stats());
@@ -183,6 +254,29 @@ fn a_refused_batch_changes_nothing() {
         ),
         (Mutation::node("n1", &[""], Props::new()), "label"),
         (Mutation::edge("n1", "PAID", "n2", None, Props::new()), "parallel edges"),
+        (
+            Mutation::AddEdge {
+                src: "n1".into(),
+                ty: "NEXT".into(),
+                dst: "n2".into(),
+                id: 7,
+                weight: None,
+                props: Props::new(),
+            },
+            "simple",
+        ),
+        (
+            Mutation::UpdateEdgeById {
+                src: "n1".into(),
+                ty: "PAID".into(),
+                dst: "n2".into(),
+                id: 1 << 60,
+                weight: None,
+                props: Props::new(),
+                mode: WriteMode::Merge,
+            },
+            "not an edge",
+        ),
     ];
     for (m, why) in bad {
         let e = c.write(&[good.clone(), m.clone()]).unwrap_err();
@@ -216,10 +310,7 @@ fn a_cluster_never_loaded_is_written_from_empty() {
     let keys = 30;
     let mut r = Rng(7);
     for _ in 0..6 {
-        let batch: Vec<Mutation> = (0..10).map(|_| random_mutation(&mut r, keys)).collect();
-        for m in &batch {
-            apply(&g, m);
-        }
+        let batch = stored_batch(&mut r, keys, &g, 10);
         c.write(&batch).unwrap();
     }
     assert_same(&g, &c, keys);
@@ -252,10 +343,8 @@ fn compactions_racing_writes_lose_nothing() {
         });
         let mut r = Rng(99);
         for _ in 0..40 {
-            let batch: Vec<Mutation> = (0..1 + r.below(6)).map(|_| random_mutation(&mut r, keys)).collect();
-            for m in &batch {
-                apply(&g, m);
-            }
+            let n = 1 + r.below(6);
+            let batch = stored_batch(&mut r, keys, &g, n);
             c.write(&batch).unwrap();
         }
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -278,19 +367,16 @@ fn acknowledged_writes_survive_a_postgresql_crash() {
     load(&c, &g, 2);
     let keys = 50;
     let mut r = Rng(5);
-    let batches = |n: usize, r: &mut Rng| -> Vec<Vec<Mutation>> {
-        (0..n)
-            .map(|_| (0..1 + r.below(5)).map(|_| random_mutation(r, keys)).collect())
-            .collect()
-    };
-    for b in batches(10, &mut r) {
-        c.write(&b).unwrap();
-        b.iter().for_each(|m| apply(&g, m));
+    for _ in 0..10 {
+        let n = 1 + r.below(5);
+        c.write(&stored_batch(&mut r, keys, &g, n)).unwrap();
     }
     // An immediate restart is a crash: only the WAL brings the commits back.
     pg.restart().unwrap();
     c.clear_cache();
-    for b in batches(10, &mut r) {
+    for _ in 0..10 {
+        let n = 1 + r.below(5);
+        let b = stored_batch(&mut r, keys, &g, n);
         // The first write after the crash may find its connection cut: a clean error,
         // nothing applied; the next connects again.
         let mut tries = 0;
@@ -305,7 +391,6 @@ fn acknowledged_writes_survive_a_postgresql_crash() {
                 Err(e) => panic!("{e}"),
             }
         }
-        b.iter().for_each(|m| apply(&g, m));
     }
     assert_same(&g, &c, keys);
     c.compact(None).unwrap();
@@ -362,10 +447,8 @@ fn a_write_compacts_the_partitions_it_leaves_over_the_threshold() {
     let mut r = Rng(31);
     let mut compacted = 0;
     for _ in 0..30 {
-        let batch: Vec<Mutation> = (0..1 + r.below(6)).map(|_| random_mutation(&mut r, keys)).collect();
-        for m in &batch {
-            apply(&g, m);
-        }
+        let n = 1 + r.below(6);
+        let batch = stored_batch(&mut r, keys, &g, n);
         compacted += c.write(&batch).unwrap().compacted;
         // No partition is left at the threshold or over it.
         assert!(c.status().unwrap().iter().all(|s| s.delta_ops < 25));

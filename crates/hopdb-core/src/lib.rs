@@ -59,4 +59,4 @@ pub use parallel::split_batch;
 pub use records::NodeId;
 pub use topology::{Adjacent, TypeFilter};
 pub use value::{props, KeyRef, NodeKey, Props, Value, MAX_KEY_BYTES, MAX_NAME_BYTES, MAX_PROPS_BYTES, TEMPORAL_KEY};
-pub use write::{GraphWrite, RemoteGraph, WriteTxn};
+pub use write::{EdgeAt, GraphWrite, RemoteGraph, WriteTxn};

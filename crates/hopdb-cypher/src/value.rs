@@ -94,6 +94,18 @@ pub struct RelRef {
     pub data: Option<Arc<RelData>>,
 }
 
+impl RelRef {
+    /// The multi-edge as the write interface takes it.
+    pub fn at(&self) -> hopdb_database::EdgeAt<'_> {
+        hopdb_database::EdgeAt {
+            id: self.edge_id,
+            src: &self.src,
+            ty: &self.ty,
+            dst: &self.dst,
+        }
+    }
+}
+
 /// A relationship's contents as of the end of the query.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RelData {

@@ -195,7 +195,7 @@ pub(crate) fn read(run: &mut Run, e: &EdgeList) -> Result<()> {
                 .bad(BadKind::Malformed, &e.file, line_no, None, err.to_string())?;
             continue;
         }
-        if run.load.rows() % 65_536 == 0 {
+        if run.load.rows().is_multiple_of(65_536) {
             run.tick();
         }
     }

@@ -342,7 +342,7 @@ pub(crate) fn read(run: &mut Run, path: &Path, nodes: bool) -> Result<()> {
                 }
                 b"node" | b"edge" => {
                     finish(run, path, &keys, item.take(), &mut props, &mut skip_bad)?;
-                    if run.load.rows() % 65_536 == 0 {
+                    if run.load.rows().is_multiple_of(65_536) {
                         run.tick();
                     }
                 }

@@ -175,9 +175,55 @@ impl ImportReport {
     }
 }
 
+/// Where an import's parsed rows go: a store's [`BulkLoader`] (what [`import`] uses), or a
+/// loader of another kind (the cluster's, which writes partitions) through [`read_into`].
+/// The readers map a row's error the way the bulk loader reports them:
+/// [`StoreError::DuplicateNode`] and [`StoreError::NodeNotFound`] are bad entries the
+/// [`BadPolicy`] may skip, anything else is a malformed row.
+pub trait RowSink {
+    /// Adds a node row (see [`BulkLoader::add_node`]).
+    fn add_node(&mut self, key: NodeKey, labels: &[&str], props: Props) -> hopdb_core::Result<()>;
+    /// Adds a relationship row (see [`BulkLoader::add_edge`]).
+    fn add_edge(
+        &mut self,
+        src: NodeKey,
+        ty: &str,
+        dst: NodeKey,
+        weight: Option<f64>,
+        props: Props,
+    ) -> hopdb_core::Result<()>;
+    /// A hint that `key` is looked up a few rows from now (see
+    /// [`BulkLoader::prefetch_endpoint`]); only speed depends on it.
+    fn prefetch_endpoint(&self, _key: KeyRef<'_>, _near: bool) {}
+    /// Rows accepted so far.
+    fn rows(&self) -> u64;
+}
+
+impl RowSink for BulkLoader<'_> {
+    fn add_node(&mut self, key: NodeKey, labels: &[&str], props: Props) -> hopdb_core::Result<()> {
+        BulkLoader::add_node(self, key, labels, props)
+    }
+    fn add_edge(
+        &mut self,
+        src: NodeKey,
+        ty: &str,
+        dst: NodeKey,
+        weight: Option<f64>,
+        props: Props,
+    ) -> hopdb_core::Result<()> {
+        BulkLoader::add_edge(self, src, ty, dst, weight, props)
+    }
+    fn prefetch_endpoint(&self, key: KeyRef<'_>, near: bool) {
+        BulkLoader::prefetch_endpoint(self, key, near)
+    }
+    fn rows(&self) -> u64 {
+        BulkLoader::rows(self)
+    }
+}
+
 /// State shared by the readers of one import.
-pub(crate) struct Run<'a, 'g> {
-    pub load: BulkLoader<'g>,
+pub(crate) struct Run<'a> {
+    pub load: &'a mut dyn RowSink,
     pub bad: BadLog,
     pub spec: &'a ImportSpec,
     pub bytes: Arc<AtomicU64>,
@@ -188,7 +234,7 @@ pub(crate) struct Run<'a, 'g> {
     pub parallel: Parallel,
 }
 
-impl Run<'_, '_> {
+impl Run<'_> {
     /// Adds a parsed node row; a duplicate id or an invalid value is a bad entry of its line.
     pub(crate) fn add_node(&mut self, key: NodeKey, labels: &[&str], props: Props, ctx: &RowCtx) -> Result<()> {
         match self.load.add_node(key, labels, props) {
@@ -307,9 +353,19 @@ impl Parallel {
     }
 }
 
-/// Imports everything `spec` names into `g`, atomically.
-pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<ImportReport> {
-    let started = Instant::now();
+/// What an import will read, checked before anything is loaded: the files, their size, and
+/// the bulk-load options their kinds imply (edge-list, GraphML and GraphRAG type options;
+/// whether edges may create their endpoints).
+pub struct ImportPlan {
+    /// Options for the loader: missing endpoints, the types' options, the memory budget.
+    pub options: BulkOptions,
+    /// Total input size: files on disk (compressed or not) plus in-memory tables.
+    pub input_bytes: u64,
+    graphrag_files: Vec<graphrag::GraphragFiles>,
+}
+
+/// Checks that everything `spec` names exists and works out how it loads.
+pub fn plan(spec: &ImportSpec) -> Result<ImportPlan> {
     let files: Vec<&Path> = spec
         .nodes
         .iter()
@@ -359,7 +415,6 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
         }
     }
     let input_bytes = input::total_bytes(files.iter().copied()) + memory_bytes;
-    progress.start(input_bytes);
     // Relationship files name ids that node files define (neo4j-admin); edge lists create
     // their endpoints.
     let node_inputs = !spec.nodes.is_empty()
@@ -371,45 +426,75 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     } else {
         MissingEndpoints::Reject
     };
-    let mut type_options: hopdb_core::BulkOptions = BulkOptions {
+    let mut options = BulkOptions {
         missing_endpoints,
         memory_budget: spec.memory_budget,
         ..BulkOptions::default()
     };
     for (k, v) in &spec.type_options {
-        type_options.type_options.insert(k.clone(), *v);
+        options.type_options.insert(k.clone(), *v);
     }
     for e in &spec.edge_lists {
         let o = e.type_options();
-        type_options.type_options.entry(e.ty.clone()).or_insert(o);
+        options.type_options.entry(e.ty.clone()).or_insert(o);
     }
     for f in &spec.graphml {
         let o = graphml::type_options(f)?;
-        type_options.type_options.entry(graphml::EDGE_TYPE.into()).or_insert(o);
+        options.type_options.entry(graphml::EDGE_TYPE.into()).or_insert(o);
     }
     if !spec.graphrag.is_empty() {
-        type_options
+        options
             .type_options
             .entry(graphrag::EDGE_TYPE.into())
             .or_insert(graphrag::TYPE_OPTIONS);
     }
-    let mut known_types: HashMap<String, EdgeTypeOptions> =
-        type_options.type_options.iter().map(|(k, v)| (k.clone(), *v)).collect();
-    for (t, _) in g.read().edge_types()? {
-        known_types.insert(t.name.to_string(), t.options);
-    }
     if spec.multi_relationships {
-        type_options.default_type.multi = true;
+        options.default_type.multi = true;
     }
-    let parallel = Parallel::new(known_types, type_options.default_type);
+    Ok(ImportPlan {
+        options,
+        input_bytes,
+        graphrag_files,
+    })
+}
+
+/// What reading an import's input did (see [`read_into`]).
+#[derive(Debug, Clone)]
+pub struct ReadReport {
+    /// Input rows accepted (node rows, relationship rows, edge list lines).
+    pub rows: u64,
+    /// Bad entries skipped.
+    pub bad: u64,
+    /// CSV relationship rows merged into an earlier row's relationship (see
+    /// [`ImportReport::merged_relationships`]).
+    pub merged_relationships: u64,
+    /// The report file that lists the skipped entries, when one was written.
+    pub report_file: Option<PathBuf>,
+    /// Wall time of the reading, seconds.
+    pub seconds: f64,
+}
+
+/// Reads everything `spec` names, in [`import`]'s order (node inputs, then relationship
+/// inputs, then edge lists), into `sink`. `types` are the options of the edge types the
+/// loaded graph will have (those the target already has, then the plan's), for the report
+/// of merged relationship rows.
+pub fn read_into(
+    sink: &mut dyn RowSink,
+    spec: &ImportSpec,
+    plan: &ImportPlan,
+    types: HashMap<String, EdgeTypeOptions>,
+    progress: &dyn Progress,
+) -> Result<ReadReport> {
+    let started = Instant::now();
+    progress.start(plan.input_bytes);
     let mut run = Run {
-        load: g.bulk_load(type_options)?,
+        load: sink,
         bad: BadLog::new(spec.bad.clone()),
         spec,
         bytes: Arc::new(AtomicU64::new(0)),
         progress,
         groups: HashSet::new(),
-        parallel,
+        parallel: Parallel::new(types, plan.options.default_type),
     };
     for (i, grp) in spec.nodes.iter().enumerate() {
         read_group(&mut run, grp, i, true)?;
@@ -420,7 +505,7 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     for f in &spec.graphml {
         graphml::read(&mut run, f, true)?;
     }
-    for d in &graphrag_files {
+    for d in &plan.graphrag_files {
         graphrag::read_nodes(&mut run, d)?;
     }
     for (i, grp) in spec.relationships.iter().enumerate() {
@@ -432,7 +517,7 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     for f in &spec.graphml {
         graphml::read(&mut run, f, false)?;
     }
-    for d in &graphrag_files {
+    for d in &plan.graphrag_files {
         graphrag::read_edges(&mut run, d)?;
     }
     for e in &spec.edge_lists {
@@ -441,20 +526,40 @@ pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<I
     run.parallel.report(&mut run.bad)?;
     run.bad.flush()?;
     run.tick();
-    let parse_seconds = started.elapsed().as_secs_f64();
-    let rows = run.load.rows();
-    progress.phase("sorting, writing and committing");
-    let summary = run.load.finish()?;
-    Ok(ImportReport {
-        nodes: summary.nodes_created,
-        edges: summary.edges_created + summary.edges_replayed,
-        rows,
+    Ok(ReadReport {
+        rows: run.load.rows(),
         bad: run.bad.count,
         merged_relationships: run.parallel.merged,
         report_file: run.bad.report_path().map(Path::to_path_buf),
-        input_bytes,
         seconds: started.elapsed().as_secs_f64(),
-        parse_seconds,
+    })
+}
+
+/// Imports everything `spec` names into `g`, atomically.
+pub fn import(g: &Graph, spec: &ImportSpec, progress: &dyn Progress) -> Result<ImportReport> {
+    let started = Instant::now();
+    let plan = plan(spec)?;
+    let mut types: HashMap<String, EdgeTypeOptions> = HashMap::new();
+    for (t, _) in g.read().edge_types()? {
+        types.insert(t.name.to_string(), t.options);
+    }
+    for (k, v) in &plan.options.type_options {
+        types.entry(k.clone()).or_insert(*v);
+    }
+    let mut load = g.bulk_load(plan.options.clone())?;
+    let read = read_into(&mut load, spec, &plan, types, progress)?;
+    progress.phase("sorting, writing and committing");
+    let summary = load.finish()?;
+    Ok(ImportReport {
+        nodes: summary.nodes_created,
+        edges: summary.edges_created + summary.edges_replayed,
+        rows: read.rows,
+        bad: read.bad,
+        merged_relationships: read.merged_relationships,
+        report_file: read.report_file,
+        input_bytes: plan.input_bytes,
+        seconds: started.elapsed().as_secs_f64(),
+        parse_seconds: read.seconds,
         summary,
     })
 }
@@ -601,7 +706,7 @@ fn read_group(run: &mut Run, grp: &FileGroup, index: usize, nodes: bool) -> Resu
             } else {
                 rel_row(run, h, &fields, spec_type.as_deref(), &ctx)?;
             }
-            if run.load.rows() % 65_536 == 0 {
+            if run.load.rows().is_multiple_of(65_536) {
                 run.tick();
             }
         }

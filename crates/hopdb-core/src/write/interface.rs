@@ -8,6 +8,20 @@ use crate::model::WriteMode;
 use crate::value::{NodeKey, Props};
 use crate::write::WriteTxn;
 
+/// A multi-edge as a caller holds it: its id and the ends and type it was read with. A store
+/// finds it by id alone; a cluster, which has no edge-id index, in the partitions of its ends.
+#[derive(Debug, Clone, Copy)]
+pub struct EdgeAt<'a> {
+    /// The edge's id.
+    pub id: u64,
+    /// Its source (for undirected types, either end).
+    pub src: &'a NodeKey,
+    /// Its type.
+    pub ty: &'a str,
+    /// Its target (the other end).
+    pub dst: &'a NodeKey,
+}
+
 /// Writes of a transaction that reads its own changes through [`GraphRead`]. Each has the
 /// meaning of the [`WriteTxn`] method of the same name.
 pub trait GraphWrite: GraphRead {
@@ -31,10 +45,11 @@ pub trait GraphWrite: GraphRead {
     fn define_edge_type(&mut self, name: &str, options: EdgeTypeOptions) -> Result<EdgeType>;
     /// Deletes the edge `src -[ty]-> dst`; `EdgeNotFound` if there is none.
     fn delete_edge(&mut self, src: NodeKey, ty: &str, dst: NodeKey) -> Result<()>;
-    /// Deletes the multi-edge with this id.
-    fn delete_edge_by_id(&mut self, id: u64) -> Result<()>;
-    /// Updates the multi-edge with this id.
-    fn update_edge_by_id(&mut self, id: u64, weight: Option<f64>, props: Props, mode: WriteMode) -> Result<()>;
+    /// Deletes this multi-edge; `EdgeIdNotFound` if it is gone.
+    fn delete_edge_by_id(&mut self, edge: EdgeAt<'_>) -> Result<()>;
+    /// Updates this multi-edge; `EdgeIdNotFound` if it is gone.
+    fn update_edge_by_id(&mut self, edge: EdgeAt<'_>, weight: Option<f64>, props: Props, mode: WriteMode)
+        -> Result<()>;
     /// Deletes a node and every edge touching it; `NodeNotFound` if there is none.
     fn delete_node(&mut self, key: NodeKey) -> Result<()>;
     /// Makes every change durable and visible, or none of them.
@@ -76,11 +91,17 @@ impl GraphWrite for WriteTxn<'_> {
     fn delete_edge(&mut self, src: NodeKey, ty: &str, dst: NodeKey) -> Result<()> {
         WriteTxn::delete_edge(self, src, ty, dst)
     }
-    fn delete_edge_by_id(&mut self, id: u64) -> Result<()> {
-        WriteTxn::delete_edge_by_id(self, id)
+    fn delete_edge_by_id(&mut self, edge: EdgeAt<'_>) -> Result<()> {
+        WriteTxn::delete_edge_by_id(self, edge.id)
     }
-    fn update_edge_by_id(&mut self, id: u64, weight: Option<f64>, props: Props, mode: WriteMode) -> Result<()> {
-        WriteTxn::update_edge_by_id(self, id, weight, props, mode)
+    fn update_edge_by_id(
+        &mut self,
+        edge: EdgeAt<'_>,
+        weight: Option<f64>,
+        props: Props,
+        mode: WriteMode,
+    ) -> Result<()> {
+        WriteTxn::update_edge_by_id(self, edge.id, weight, props, mode)
     }
     fn delete_node(&mut self, key: NodeKey) -> Result<()> {
         WriteTxn::delete_node(self, key)

@@ -27,7 +27,7 @@ mod edges;
 mod indexes;
 mod interface;
 
-pub use interface::{GraphWrite, RemoteGraph};
+pub use interface::{EdgeAt, GraphWrite, RemoteGraph};
 
 /// Per column family: key -> new value (None = deleted).
 type Overlay = [BTreeMap<Vec<u8>, Option<Vec<u8>>>; Cf::ALL.len()];

@@ -156,9 +156,7 @@ fn create_rel(ctx: &mut Ctx, rp: &RelPattern, a: &NodeRef, b: &NodeRef, scope: &
     let t = match ctx.edge_types.get(&ty) {
         Some(t) => t.clone(),
         None => {
-            // A new type allows parallel relationships, as in Neo4j; a cluster writes simple
-            // types only (one relationship of a type per ordered pair).
-            let multi = !ctx.is_remote();
+            // A new type allows parallel relationships, as in Neo4j.
             let tx = ctx.tx()?;
             let existing = tx
                 .edge_types()?
@@ -171,7 +169,7 @@ fn create_rel(ctx: &mut Ctx, rp: &RelPattern, a: &NodeRef, b: &NodeRef, scope: &
                     &ty,
                     EdgeTypeOptions {
                         undirected: false,
-                        multi,
+                        multi: true,
                     },
                 )?,
             };
@@ -188,7 +186,7 @@ fn create_rel(ctx: &mut Ctx, rp: &RelPattern, a: &NodeRef, b: &NodeRef, scope: &
                 ErrorClass::ConstraintVerificationFailed,
                 "SimpleEdgeTypeExists",
                 format!(
-                    "relationship type `{ty}` holds one relationship per pair of nodes (a simple type: created outside Cypher, or on a cluster) and {} -> {} already has one",
+                    "relationship type `{ty}` holds one relationship per pair of nodes (a simple type, created outside Cypher) and {} -> {} already has one",
                     src.key, dst.key
                 ),
             ));
@@ -470,7 +468,7 @@ fn update_props(ctx: &mut Ctx, target: &Value, change: Map, merge: bool) -> Resu
             let (set, removed) = apply(&mut props, change, merge)?;
             let tx = ctx.tx()?;
             if r.edge_id != 0 {
-                tx.update_edge_by_id(r.edge_id, e.weight, props, WriteMode::Replace)?;
+                tx.update_edge_by_id(r.at(), e.weight, props, WriteMode::Replace)?;
             } else {
                 tx.upsert_edge(r.src.clone(), &r.ty, r.dst.clone(), e.weight, props, WriteMode::Replace)?;
             }
@@ -594,7 +592,7 @@ pub(crate) fn delete(ctx: &mut Ctx, t: Table, exprs: &[crate::ast::Expr], detach
         }
         let tx = ctx.tx()?;
         if r.edge_id != 0 {
-            tx.delete_edge_by_id(r.edge_id)?;
+            tx.delete_edge_by_id(r.at())?;
         } else {
             tx.delete_edge(r.src.clone(), &r.ty, r.dst.clone())?;
         }
