@@ -2,10 +2,15 @@
 //! value: what the hot tier stores per node, so a hop from a hot node is one read. Reads answer
 //! from a slice or from a whole partition through the same [`NodeRows`] interface.
 //!
-//! The encoding: a version byte, then the labels, the property bytes (the store's encoding)
-//! and the rows, each `dir, type, other, id, weight, props`, in the partition's row order; all
-//! lengths as LEB128 varints. Decoding checks every length, so a damaged value is an error,
-//! never a wrong answer.
+//! The encoding (version 2): a version byte, then the labels, the property bytes (the store's
+//! encoding), the names of the edge types the rows use, and the rows in the partition's row
+//! order, each a head byte (direction in bits 0-1; bit 2: a weight follows, bit 3: properties
+//! follow, bit 4: an id follows), the type's index, the other end's key, then what the head
+//! says: the id (a varint), the weight (8 bytes), the properties. All lengths are LEB128
+//! varints. A row of a simple, unweighted edge without properties takes 2 bytes plus its key,
+//! where version 1 (still read: a value written before an upgrade) spelled out the type name,
+//! an 8-byte id and empty properties on every row: the promotion of a partition writes half the
+//! bytes. Decoding checks every length, so a damaged value is an error, never a wrong answer.
 
 use std::ops::Range;
 
@@ -15,7 +20,12 @@ use hopdb_core::{codec, Degree, Direction, Edge, Node, NodeKey};
 use crate::cold::{Partition, RowDir, TypeNames};
 use crate::error::{ClusterError, Result};
 
-const VERSION: u8 = 1;
+const VERSION: u8 = 2;
+
+/// Row head bits (version 2).
+const HAS_WEIGHT: u8 = 1 << 2;
+const HAS_PROPS: u8 = 1 << 3;
+const HAS_ID: u8 = 1 << 4;
 
 /// What reads need from whatever holds a node's rows: a decoded partition or a node slice.
 pub(crate) trait NodeRows {
@@ -114,21 +124,38 @@ pub(crate) fn encode(p: &Partition, key: &[u8]) -> Option<Vec<u8>> {
     put_bytes(&mut out, props);
     let mut rows = Vec::new();
     p.for_each_raw_row(key, None, &mut |i, d| rows.push((i, d)));
+    let mut types: Vec<&str> = Vec::new();
+    for &(i, _) in &rows {
+        let ty = p.row(i).ty;
+        if !types.contains(&ty) {
+            types.push(ty);
+        }
+    }
+    put_len(&mut out, types.len());
+    for t in &types {
+        put_bytes(&mut out, t.as_bytes());
+    }
+    let no_props = codec::encode_props(&hopdb_core::Props::new()).unwrap_or_default();
     put_len(&mut out, rows.len());
     for (i, d) in rows {
         let r = p.row(i);
-        out.push(d as u8);
-        put_bytes(&mut out, r.ty.as_bytes());
+        let props = r.props != no_props.as_slice();
+        let head = d as u8
+            | if r.weight.is_some() { HAS_WEIGHT } else { 0 }
+            | if props { HAS_PROPS } else { 0 }
+            | if r.id != 0 { HAS_ID } else { 0 };
+        out.push(head);
+        put_len(&mut out, types.iter().position(|t| *t == r.ty).unwrap_or(0));
         put_bytes(&mut out, r.other);
-        out.extend_from_slice(&r.id.to_le_bytes());
-        match r.weight {
-            Some(w) => {
-                out.push(1);
-                out.extend_from_slice(&w.to_le_bytes());
-            }
-            None => out.push(0),
+        if r.id != 0 {
+            put_len(&mut out, r.id as usize);
         }
-        put_bytes(&mut out, r.props);
+        if let Some(w) = r.weight {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        if props {
+            put_bytes(&mut out, r.props);
+        }
     }
     Some(out)
 }
@@ -168,7 +195,8 @@ impl NodeSlice {
             why: why.to_string(),
         };
         let mut r = Reader::new(&buf);
-        if r.byte().ok_or_else(|| bad("empty"))? != VERSION {
+        let version = r.byte().ok_or_else(|| bad("empty"))?;
+        if version != VERSION && version != 1 {
             return Err(bad("unknown slice version"));
         }
         let n = r.len().ok_or_else(|| bad("truncated labels"))?;
@@ -179,6 +207,83 @@ impl NodeSlice {
             labels.push(l);
         }
         let props = r.bytes().ok_or_else(|| bad("truncated properties"))?;
+        let rows = if version == 1 {
+            Self::rows_v1(&mut r, &buf, &bad)?
+        } else {
+            Self::rows_v2(&mut r, &buf, &bad)?
+        };
+        if !r.done() {
+            return Err(bad("trailing bytes"));
+        }
+        Ok(NodeSlice {
+            key: key.to_vec(),
+            buf,
+            labels,
+            props,
+            rows,
+        })
+    }
+
+    /// The rows of a version-2 slice.
+    fn rows_v2(r: &mut Reader<'_>, buf: &[u8], bad: &dyn Fn(&str) -> ClusterError) -> Result<Vec<SliceRow>> {
+        let n = r.len().ok_or_else(|| bad("truncated types"))?;
+        let mut types = Vec::with_capacity(n.min(64));
+        for _ in 0..n {
+            let t = r.bytes().ok_or_else(|| bad("truncated type"))?;
+            std::str::from_utf8(&buf[t.clone()]).map_err(|_| bad("type not UTF-8"))?;
+            types.push(t);
+        }
+        let n = r.len().ok_or_else(|| bad("truncated rows"))?;
+        let mut rows = Vec::with_capacity(n.min(1 << 16));
+        for _ in 0..n {
+            let head = r.byte().ok_or_else(|| bad("truncated row"))?;
+            let dir = match head & 3 {
+                0 => RowDir::Out,
+                1 => RowDir::In,
+                2 => RowDir::Undirected,
+                _ => return Err(bad("bad row direction")),
+            };
+            if head & !(3 | HAS_WEIGHT | HAS_PROPS | HAS_ID) != 0 {
+                return Err(bad("bad row head"));
+            }
+            let ty = r
+                .len()
+                .and_then(|i| types.get(i))
+                .ok_or_else(|| bad("bad row type"))?
+                .clone();
+            let other = r.bytes().ok_or_else(|| bad("truncated row key"))?;
+            let id = if head & HAS_ID != 0 {
+                r.len().ok_or_else(|| bad("truncated row id"))? as u64
+            } else {
+                0
+            };
+            let weight = if head & HAS_WEIGHT != 0 {
+                Some(f64::from_le_bytes(
+                    r.fixed::<8>().ok_or_else(|| bad("truncated weight"))?,
+                ))
+            } else {
+                None
+            };
+            // An empty range: the empty property map.
+            let props = if head & HAS_PROPS != 0 {
+                r.bytes().ok_or_else(|| bad("truncated row properties"))?
+            } else {
+                0..0
+            };
+            rows.push(SliceRow {
+                dir,
+                ty,
+                other,
+                id,
+                weight,
+                props,
+            });
+        }
+        Ok(rows)
+    }
+
+    /// The rows of a version-1 slice (written before version 2).
+    fn rows_v1(r: &mut Reader<'_>, buf: &[u8], bad: &dyn Fn(&str) -> ClusterError) -> Result<Vec<SliceRow>> {
         let n = r.len().ok_or_else(|| bad("truncated rows"))?;
         let mut rows = Vec::with_capacity(n.min(1 << 16));
         for _ in 0..n {
@@ -209,16 +314,7 @@ impl NodeSlice {
                 props,
             });
         }
-        if !r.done() {
-            return Err(bad("trailing bytes"));
-        }
-        Ok(NodeSlice {
-            key: key.to_vec(),
-            buf,
-            labels,
-            props,
-            rows,
-        })
+        Ok(rows)
     }
 
     fn str(&self, r: &Range<usize>) -> &str {
@@ -276,7 +372,11 @@ impl NodeRows for NodeSlice {
             dst,
             id: r.id,
             weight: r.weight,
-            props: codec::decode_props(&self.buf[r.props.clone()])?,
+            props: if r.props.is_empty() {
+                hopdb_core::Props::new()
+            } else {
+                codec::decode_props(&self.buf[r.props.clone()])?
+            },
         })
     }
 }
@@ -364,8 +464,8 @@ mod tests {
 
     #[test]
     fn damaged_slices_are_errors() {
-        // A node with no labels, empty properties and no rows.
-        let good = vec![VERSION, 0, 0, 0];
+        // A node with no labels, empty properties, no types and no rows.
+        let good = vec![VERSION, 0, 0, 0, 0];
         assert!(NodeSlice::decode(b"k", Bytes::from(good.clone()), "t").is_ok());
         for cut in 0..good.len() {
             assert!(NodeSlice::decode(b"k", Bytes::from(good[..cut].to_vec()), "t").is_err());
@@ -374,6 +474,73 @@ mod tests {
         trailing.push(0);
         assert!(NodeSlice::decode(b"k", Bytes::from(trailing), "t").is_err());
         // A row count far beyond the value's length.
-        assert!(NodeSlice::decode(b"k", Bytes::from(vec![VERSION, 0, 0, 0xff, 0xff, 0x03]), "t").is_err());
+        assert!(NodeSlice::decode(b"k", Bytes::from(vec![VERSION, 0, 0, 0, 0xff, 0xff, 0x03]), "t").is_err());
+        // A row naming a type the slice does not list, and an unknown head bit.
+        let key = codec::encode_key(&NodeKey::Int(2));
+        for (ty, head) in [(1u8, 0u8), (0, 0x20)] {
+            let mut v = vec![VERSION, 0, 0, 1, 1, b'T', 1, head, ty, key.len() as u8];
+            v.extend_from_slice(&key);
+            assert!(NodeSlice::decode(b"k", Bytes::from(v), "t").is_err());
+        }
+    }
+
+    /// One row of each shape in version 2, and the same rows as version 1 wrote them.
+    #[test]
+    fn both_versions_decode_to_the_same_edges() {
+        let node = NodeKey::Int(1);
+        let key = codec::encode_key(&node);
+        let other = codec::encode_key(&NodeKey::Str("b".into()));
+        let props = codec::encode_props(&hopdb_core::props([("x", hopdb_core::Value::Int(7))])).unwrap();
+        let no_props = codec::encode_props(&hopdb_core::Props::new()).unwrap();
+        // (dir, type, id, weight, props)
+        type Row<'a> = (u8, &'a str, u64, Option<f64>, &'a [u8]);
+        let rows: [Row; 3] = [
+            (0, "T", 0, None, &no_props),
+            (1, "M", 1 << 50, Some(2.5), &props),
+            (2, "T", 0, Some(1.0), &no_props),
+        ];
+        let mut v2 = vec![2, 0, 0, 2, 1, b'T', 1, b'M', 3];
+        let mut v1 = vec![1, 0, 0, 3];
+        for (dir, ty, id, weight, p) in rows {
+            let has_props = p != no_props.as_slice();
+            v2.push(
+                dir | if weight.is_some() { HAS_WEIGHT } else { 0 }
+                    | if has_props { HAS_PROPS } else { 0 }
+                    | if id != 0 { HAS_ID } else { 0 },
+            );
+            v2.push(u8::from(ty == "M"));
+            put_bytes(&mut v2, &other);
+            if id != 0 {
+                put_len(&mut v2, id as usize);
+            }
+            if let Some(w) = weight {
+                v2.extend_from_slice(&w.to_le_bytes());
+            }
+            if has_props {
+                put_bytes(&mut v2, p);
+            }
+            v1.push(dir);
+            put_bytes(&mut v1, ty.as_bytes());
+            put_bytes(&mut v1, &other);
+            v1.extend_from_slice(&id.to_le_bytes());
+            match weight {
+                Some(w) => {
+                    v1.push(1);
+                    v1.extend_from_slice(&w.to_le_bytes());
+                }
+                None => v1.push(0),
+            }
+            put_bytes(&mut v1, p);
+        }
+        let edges = |v: Vec<u8>| -> Vec<Edge> {
+            let s = NodeSlice::decode(&key, Bytes::from(v), "t").unwrap();
+            let mut types = TypeNames::default();
+            (0..3).map(|i| s.edge(i, &node, &mut types).unwrap()).collect()
+        };
+        let (a, b) = (edges(v2), edges(v1));
+        assert_eq!(a, b);
+        assert_eq!((a[1].id, a[1].weight, a[1].props.len()), (1 << 50, Some(2.5), 1));
+        assert_eq!((a[0].id, a[0].weight, a[0].props.len()), (0, None, 0));
+        assert_eq!(a[1].src, NodeKey::Str("b".into()));
     }
 }
