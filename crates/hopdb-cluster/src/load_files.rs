@@ -360,7 +360,7 @@ impl RowSink for Spill {
         for (enc, h) in [(&s, hs), (&d, hd)] {
             if self.keys.insert(h) {
                 self.implicit += 1;
-                self.node_record(enc, &[], &codec::encode_props(&Props::new())?);
+                self.node_record(enc, &[], codec::EMPTY_PROPS);
             }
         }
         let props = codec::encode_props(&props)?;
@@ -607,7 +607,7 @@ mod tests {
             nodes: vec![NodeRow {
                 key: codec::encode_key(&NodeKey::Int(1)),
                 labels: vec![],
-                props: codec::encode_props(&Props::new()).unwrap(),
+                props: codec::EMPTY_PROPS.to_vec(),
             }],
             edges: vec![row(a, Some(3.0)), row(b, None)],
         };
@@ -634,7 +634,7 @@ mod tests {
             rows.nodes.push(NodeRow {
                 key: codec::encode_key(&key(i)),
                 labels: vec![],
-                props: codec::encode_props(&Props::new()).unwrap(),
+                props: codec::EMPTY_PROPS.to_vec(),
             });
         }
         rows.nodes.sort_by(|a, b| a.key.cmp(&b.key));
@@ -650,7 +650,7 @@ mod tests {
                 other: codec::encode_key(&key((x >> 30) % 50)),
                 id: 0,
                 weight: None,
-                props: codec::encode_props(&Props::new()).unwrap(),
+                props: codec::EMPTY_PROPS.to_vec(),
             });
             rows.ranks.push(ranks[t]);
         }

@@ -135,11 +135,10 @@ pub(crate) fn encode(p: &Partition, key: &[u8]) -> Option<Vec<u8>> {
     for t in &types {
         put_bytes(&mut out, t.as_bytes());
     }
-    let no_props = codec::encode_props(&hopdb_core::Props::new()).unwrap_or_default();
     put_len(&mut out, rows.len());
     for (i, d) in rows {
         let r = p.row(i);
-        let props = r.props != no_props.as_slice();
+        let props = r.props != codec::EMPTY_PROPS;
         let head = d as u8
             | if r.weight.is_some() { HAS_WEIGHT } else { 0 }
             | if props { HAS_PROPS } else { 0 }
@@ -491,18 +490,18 @@ mod tests {
         let key = codec::encode_key(&node);
         let other = codec::encode_key(&NodeKey::Str("b".into()));
         let props = codec::encode_props(&hopdb_core::props([("x", hopdb_core::Value::Int(7))])).unwrap();
-        let no_props = codec::encode_props(&hopdb_core::Props::new()).unwrap();
+        let no_props = codec::EMPTY_PROPS;
         // (dir, type, id, weight, props)
         type Row<'a> = (u8, &'a str, u64, Option<f64>, &'a [u8]);
         let rows: [Row; 3] = [
-            (0, "T", 0, None, &no_props),
+            (0, "T", 0, None, no_props),
             (1, "M", 1 << 50, Some(2.5), &props),
-            (2, "T", 0, Some(1.0), &no_props),
+            (2, "T", 0, Some(1.0), no_props),
         ];
         let mut v2 = vec![2, 0, 0, 2, 1, b'T', 1, b'M', 3];
         let mut v1 = vec![1, 0, 0, 3];
         for (dir, ty, id, weight, p) in rows {
-            let has_props = p != no_props.as_slice();
+            let has_props = p != no_props;
             v2.push(
                 dir | if weight.is_some() { HAS_WEIGHT } else { 0 }
                     | if has_props { HAS_PROPS } else { 0 }

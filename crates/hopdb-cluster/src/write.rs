@@ -291,6 +291,17 @@ pub fn declare_multi(w: &mut hopdb_core::WriteTxn<'_>, ty: &str) -> hopdb_core::
     Ok(())
 }
 
+/// Whether a write of an edge needs the edge to exist already.
+#[derive(Clone, Copy)]
+enum Prior {
+    /// An upsert: it may or may not.
+    Any,
+    /// An update by id: it must.
+    Required,
+    /// An add under a new id: it must not.
+    Forbidden,
+}
+
 /// What a write did.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WriteReport {
@@ -465,19 +476,20 @@ impl Working {
         self.upsert_node(key, &[], &Props::new(), WriteMode::Merge)
     }
 
-    /// Writes edge `id` (0 for a simple type) `s -[ty]-> d` at both ends, merged into the
-    /// edge there is under `mode`; `exists` says whether there must be one (`Some(true)`), must
-    /// not (`Some(false)`) or may.
+    /// Writes edge `id` (0 for a simple type) `s -[ty]-> d` of a type with options `o` at both
+    /// ends, merged into the edge there is under `mode`; `prior` says whether there must be
+    /// one, must not, or may.
     #[allow(clippy::too_many_arguments)]
     fn put_edge(
         &mut self,
         s: &[u8],
-        (ty, o, id): (&str, EdgeTypeOptions, u64),
         d: &[u8],
+        (ty, o, id): (&str, EdgeTypeOptions, u64),
         weight: Option<f64>,
         props: &Props,
         mode: WriteMode,
-        (exists, at): (Option<bool>, usize),
+        prior: Prior,
+        at: usize,
     ) -> Result<()> {
         self.ensure_node(s)?;
         self.ensure_node(d)?;
@@ -490,14 +502,14 @@ impl Working {
         let ty: Arc<str> = Arc::from(ty);
         let row_at: RowId = (s.to_vec(), there, ty.clone(), d.to_vec(), id);
         let old = self.rows(ps)?.rows_of(s).into_iter().find(|e| row_id(e) == row_at);
-        match (exists, &old) {
-            (Some(true), None) => {
+        match (prior, &old) {
+            (Prior::Required, None) => {
                 return Err(ClusterError::Write {
                     at,
                     why: format!("edge id {id} is not an edge of type {ty:?} between these nodes"),
                 })
             }
-            (Some(false), Some(_)) => {
+            (Prior::Forbidden, Some(_)) => {
                 return Err(ClusterError::Write {
                     at,
                     why: format!("edge id {id} is taken"),
@@ -531,7 +543,7 @@ impl Working {
         Ok(())
     }
 
-    /// Deletes the rows of edge `id` (0: every edge of the type) `s -[ty]-> d` at both ends.
+    /// Deletes the rows of edge `id` (`None`: every edge of the type) `s -[ty]-> d` at both ends.
     fn delete_edge(&mut self, s: &[u8], ty: &str, d: &[u8], id: Option<u64>) -> Result<()> {
         let Some(o) = self.types.get(ty).copied() else {
             return Ok(());
@@ -577,22 +589,15 @@ impl Working {
                 ..
             } => {
                 let o = self.edge_type(ty, false, at)?;
-                self.put_edge(&keys[0], (ty, o, 0), &keys[1], *weight, props, *mode, (None, at))
+                let edge = (ty.as_str(), o, 0);
+                self.put_edge(&keys[0], &keys[1], edge, *weight, props, *mode, Prior::Any, at)
             }
             Mutation::AddEdge {
                 ty, id, weight, props, ..
             } => {
                 let o = self.edge_type(ty, true, at)?;
-                let how = (Some(false), at);
-                self.put_edge(
-                    &keys[0],
-                    (ty, o, *id),
-                    &keys[1],
-                    *weight,
-                    props,
-                    WriteMode::Replace,
-                    how,
-                )
+                let (edge, replace) = ((ty.as_str(), o, *id), WriteMode::Replace);
+                self.put_edge(&keys[0], &keys[1], edge, *weight, props, replace, Prior::Forbidden, at)
             }
             Mutation::UpdateEdgeById {
                 ty,
@@ -603,15 +608,8 @@ impl Working {
                 ..
             } => {
                 let o = self.multi_type(ty, at)?;
-                self.put_edge(
-                    &keys[0],
-                    (ty, o, *id),
-                    &keys[1],
-                    *weight,
-                    props,
-                    *mode,
-                    (Some(true), at),
-                )
+                let edge = (ty.as_str(), o, *id);
+                self.put_edge(&keys[0], &keys[1], edge, *weight, props, *mode, Prior::Required, at)
             }
             Mutation::DeleteNode { .. } => self.delete_node(load, &keys[0]),
             Mutation::DeleteEdge { ty, .. } => self.delete_edge(&keys[0], ty, &keys[1], None),

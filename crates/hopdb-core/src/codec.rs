@@ -22,6 +22,10 @@ pub fn encode_props(p: &Props) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// [`encode_props`] of the empty map (a zero count), for layers that write many rows without
+/// properties and should not encode it for each.
+pub const EMPTY_PROPS: &[u8] = &[0];
+
 /// The map [`encode_props`] encoded (`Corruption` when the bytes are not one).
 pub fn decode_props(b: &[u8]) -> Result<Props> {
     value::decode_props(&mut Reader::new(b))
@@ -37,4 +41,14 @@ pub fn validate_props(p: &Props) -> Result<()> {
 /// error ("label", "edge type").
 pub fn validate_name(what: &'static str, name: &str) -> Result<()> {
     value::validate_name(what, name)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_empty_map_encodes_as_empty_props() {
+        let empty = super::encode_props(&super::Props::new()).unwrap();
+        assert_eq!(empty, super::EMPTY_PROPS);
+        assert!(super::decode_props(super::EMPTY_PROPS).unwrap().is_empty());
+    }
 }
