@@ -285,7 +285,8 @@ fn promote(config: &Path, partitions: &[u32], auto: bool, as_json: bool) -> Resu
         println!(
             "{}",
             json!({"promoted_partitions": p.partitions, "nodes": p.nodes, "bytes": p.bytes, "seconds": p.seconds,
-                   "nodes_per_second": p.nodes as f64 / p.seconds.max(1e-9),
+                   "nodes_per_second": p.nodes as f64 / p.seconds.max(1e-9), "read_seconds": p.read_seconds,
+                   "encode_seconds": p.encode_seconds, "write_wait_seconds": p.write_wait_seconds,
                    "evicted_partitions": e.partitions, "evicted_entries": e.entries})
         );
     } else {

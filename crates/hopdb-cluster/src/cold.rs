@@ -26,9 +26,6 @@ use crate::delta::Overlay;
 use crate::error::{ClusterError, Result};
 use crate::slice::{NodeRows, RowRef};
 
-/// Rows per Parquet row group: small enough for a ranged read of one group to be cheap.
-const ROW_GROUP_ROWS: usize = 16 * 1024;
-
 /// How an adjacency row relates to its node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
@@ -72,7 +69,7 @@ pub(crate) fn generation_prefix(partition: u32, generation: u64) -> String {
     format!("p{partition:04}/g{generation:08}")
 }
 
-fn node_schema() -> SchemaRef {
+pub(crate) fn node_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("key", DataType::Binary, false),
         Field::new(
@@ -84,7 +81,7 @@ fn node_schema() -> SchemaRef {
     ]))
 }
 
-fn edge_schema() -> SchemaRef {
+pub(crate) fn edge_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("node", DataType::Binary, false),
         Field::new("dir", DataType::UInt8, false),
@@ -103,13 +100,18 @@ pub(crate) struct EncodedPartition {
     pub node_count: u64,
 }
 
-/// Sorts the rows and writes them as the partition's two files.
-pub(crate) fn encode_partition(nodes: Vec<NodeRow>, edges: Vec<EdgeRow>) -> Result<EncodedPartition> {
+/// Sorts the rows and writes them as the partition's two files, `group_rows` rows per row
+/// group (small enough for a ranged read of one group to be cheap).
+pub(crate) fn encode_partition(
+    nodes: Vec<NodeRow>,
+    edges: Vec<EdgeRow>,
+    group_rows: usize,
+) -> Result<EncodedPartition> {
     let node_count = nodes.len() as u64;
     let (node_batch, edge_batch) = build_batches(nodes, edges)?;
     Ok(EncodedPartition {
-        nodes: write_parquet(&node_batch)?,
-        edges: write_parquet(&edge_batch)?,
+        nodes: write_parquet(&node_batch, group_rows)?,
+        edges: write_parquet(&edge_batch, group_rows)?,
         node_count,
     })
 }
@@ -188,10 +190,10 @@ fn internal(why: String) -> ClusterError {
     }
 }
 
-fn write_parquet(batch: &RecordBatch) -> Result<Bytes> {
+fn write_parquet(batch: &RecordBatch, group_rows: usize) -> Result<Bytes> {
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
-        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_max_row_group_row_count(Some(group_rows.max(1)))
         .build();
     let mut out = Vec::new();
     let mut w = ArrowWriter::try_new(&mut out, batch.schema(), Some(props))
@@ -209,9 +211,13 @@ fn read_parquet(object: &str, bytes: Bytes, want: &SchemaRef) -> Result<RecordBa
         why,
     };
     let reader = ParquetRecordBatchReaderBuilder::try_new(bytes)
-        .and_then(|b| b.with_batch_size(64 * 1024).build())
+        .and_then(|b| {
+            // One batch for the whole file: no concatenation afterwards.
+            let rows = b.metadata().file_metadata().num_rows();
+            b.with_batch_size(usize::try_from(rows).unwrap_or(0).max(1)).build()
+        })
         .map_err(|e| corrupt(e.to_string()))?;
-    let batches = reader
+    let mut batches = reader
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| corrupt(e.to_string()))?;
     let have = batches.first().map(|b| b.schema()).unwrap_or_else(|| want.clone());
@@ -222,7 +228,15 @@ fn read_parquet(object: &str, bytes: Bytes, want: &SchemaRef) -> Result<RecordBa
             want.fields()
         )));
     }
-    arrow::compute::concat_batches(want, &batches).map_err(|e| corrupt(e.to_string()))
+    one_batch(want, &mut batches).map_err(|e| corrupt(e.to_string()))
+}
+
+/// The batches as one (no copy when there is one already).
+pub(crate) fn one_batch(schema: &SchemaRef, batches: &mut Vec<RecordBatch>) -> arrow::error::Result<RecordBatch> {
+    match batches.len() {
+        1 => Ok(batches.remove(0)),
+        _ => arrow::compute::concat_batches(schema, batches.iter()),
+    }
 }
 
 /// A partition generation, decoded and held in memory, with the pending writes merged in as
@@ -250,6 +264,8 @@ pub(crate) struct Partition {
     base: Option<Arc<str>>,
     /// The memory its arrays hold.
     base_bytes: usize,
+    /// False for a ranged read of some row groups: it answers only for the nodes asked.
+    whole: bool,
 }
 
 fn column<T: Array + Clone + 'static>(b: &RecordBatch, i: usize, object: &str) -> Result<T> {
@@ -272,6 +288,22 @@ impl Partition {
         let mut p = Partition::from_batches(prefix, version, &n, &e)?;
         p.base = Some(Arc::from(prefix));
         Ok(p)
+    }
+
+    /// Rows of generation `prefix` decoded from some of its row groups (`ranged`), as content
+    /// `version`. When the groups were all of them (`whole`), it is the generation's partition
+    /// and may lend its arrays like a decoded one; otherwise it answers only for the nodes
+    /// whose groups were read, and is never cached.
+    pub fn from_groups(prefix: &str, version: u64, n: &RecordBatch, e: &RecordBatch, whole: bool) -> Result<Partition> {
+        let mut p = Partition::from_batches(prefix, version, n, e)?;
+        p.base = whole.then(|| Arc::from(prefix));
+        p.whole = whole;
+        Ok(p)
+    }
+
+    /// Whether it holds every row of its generation (not a ranged read of some of them).
+    pub fn is_whole(&self) -> bool {
+        self.whole
     }
 
     /// The arrays of generation `prefix` without any pending writes, when this partition
@@ -310,6 +342,7 @@ impl Partition {
             bytes,
             base: None,
             base_bytes: bytes,
+            whole: true,
         };
         if !sorted(&p.keys) || !sorted(&p.edge_node) || p.dir.values().iter().any(|&d| d > RowDir::Undirected as u8) {
             return Err(ClusterError::Corrupt {
@@ -321,24 +354,31 @@ impl Partition {
     }
 
     /// The labels and encoded properties of the node with this encoded key.
-    pub fn node_parts(&self, key: &[u8]) -> Option<(Vec<String>, &[u8])> {
+    /// (Borrowed: encoding every node of a partition for the hot tier calls this per node.)
+    pub fn node_parts(&self, key: &[u8]) -> Option<(Vec<&str>, &[u8])> {
         if let Some(n) = self.overlay.nodes.get(key) {
-            return n.as_ref().map(|n| (n.labels.clone(), n.props.as_slice()));
+            return n
+                .as_ref()
+                .map(|n| (n.labels.iter().map(String::as_str).collect(), n.props.as_slice()));
         }
         let i = self.node_index(key)?;
-        let labels = self.labels.value(i);
-        let labels = labels
-            .as_any()
-            .downcast_ref::<StringArray>()
-            .map(|a| a.iter().flatten().map(str::to_string).collect());
-        Some((labels.unwrap_or_default(), self.node_props.value(i)))
+        let offsets = self.labels.value_offsets();
+        let (from, to) = (offsets[i] as usize, offsets[i + 1] as usize);
+        let labels = match self.labels.values().as_any().downcast_ref::<StringArray>() {
+            Some(names) => (from..to)
+                .filter(|&j| names.is_valid(j))
+                .map(|j| names.value(j))
+                .collect(),
+            None => Vec::new(),
+        };
+        Some((labels, self.node_props.value(i)))
     }
 
     /// The node row of this encoded key, if the node exists.
     pub fn node_row(&self, key: &[u8]) -> Option<NodeRow> {
         self.node_parts(key).map(|(labels, props)| NodeRow {
             key: key.to_vec(),
-            labels,
+            labels: labels.into_iter().map(str::to_string).collect(),
             props: props.to_vec(),
         })
     }
@@ -460,7 +500,7 @@ impl NodeRows for Partition {
         };
         Ok(Some(Node {
             key: codec::decode_key(key)?,
-            labels,
+            labels: labels.into_iter().map(str::to_string).collect(),
             props: codec::decode_props(props)?,
         }))
     }

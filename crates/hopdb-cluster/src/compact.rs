@@ -67,7 +67,7 @@ impl Cluster {
         let Some(part) = merged.get(&p) else { return Ok(()) };
         let (nodes, edges) = part.to_rows();
         let counted = edges.iter().filter(|e| e.counts_edge()).count() as u64;
-        let enc = encode_partition(nodes, edges)?;
+        let enc = encode_partition(nodes, edges, self.cfg.cold.row_group_rows)?;
         let generation = self.meta()?.take_number()?;
         let prefix = generation_prefix(p, generation);
         let bytes = (enc.nodes.len() + enc.edges.len()) as u64;

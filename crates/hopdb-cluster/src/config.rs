@@ -14,6 +14,8 @@
 //! # timeout_ms = 30000                   #   per request, then an error
 //! # retries = 3                          #   of a failed or timed-out request
 //! # url = "memory:"                      # in this handle only (tests)
+//! row_group_rows = 16384                 # rows per Parquet row group of new generations: a
+//!                                        #   point read fetches the groups holding its nodes
 //!
 //! [metadata]
 //! postgres = "host=127.0.0.1 port=5432 user=hopdb dbname=hopdb"
@@ -140,6 +142,15 @@ pub struct ColdConfig {
     /// S3: how many times a failed or timed-out request is retried (with backoff).
     #[serde(default = "default_retries")]
     pub retries: usize,
+    /// Rows per Parquet row group in the generations written from now on: a point read of a
+    /// partition not cached fetches only the groups holding its nodes, so smaller groups
+    /// read less per miss, at the price of a larger footer (read once per generation).
+    #[serde(default = "default_row_group_rows")]
+    pub row_group_rows: usize,
+}
+
+fn default_row_group_rows() -> usize {
+    16 * 1024
 }
 
 fn default_request_timeout_ms() -> u64 {
@@ -229,6 +240,11 @@ impl ClusterConfig {
             )));
         }
         cfg.cold.location()?;
+        if cfg.cold.row_group_rows == 0 {
+            return Err(ClusterError::Config(
+                "cold.row_group_rows = 0: a row group holds at least one row".into(),
+            ));
+        }
         if let Some(hot) = &cfg.hot {
             if hot.redis.is_empty() {
                 return Err(ClusterError::Config(

@@ -118,11 +118,11 @@ pub(crate) fn records(part: &Partition, label: Option<&str>) -> CoreResult<Vec<N
         let Some((labels, props)) = part.node_parts(enc) else {
             continue;
         };
-        if label.is_some_and(|l| !labels.iter().any(|x| x == l)) {
+        if label.is_some_and(|l| !labels.contains(&l)) {
             continue;
         }
         let key = codec::decode_key(enc)?;
-        let labels: Arc<[Arc<str>]> = labels.iter().map(|l| Arc::from(l.as_str())).collect();
+        let labels: Arc<[Arc<str>]> = labels.iter().map(|&l| Arc::from(l)).collect();
         out.push(NodeRecord::new(key_id(enc), key, labels, props.to_vec()));
     }
     Ok(out)

@@ -36,6 +36,7 @@ mod load_files;
 mod meta;
 mod partition;
 mod promote;
+mod ranged;
 mod read;
 mod slice;
 mod snapshot;
@@ -78,6 +79,8 @@ pub struct Cluster {
     /// What is live in each partition.
     live: Arc<upkeep::View>,
     cache: Mutex<read::Cache>,
+    /// The footers of the generations read by ranged reads.
+    footers: ranged::FooterCache,
     /// Reads of each partition since they were last added to its temperature.
     access: Arc<access::Access>,
     /// The Redis Cluster hot tier, if configured.
@@ -135,6 +138,7 @@ impl Cluster {
             meta: Mutex::new(meta),
             live,
             cache: Mutex::new(read::Cache::new(budget)),
+            footers: ranged::FooterCache::default(),
             access,
             hot,
             upkeep,

@@ -185,7 +185,7 @@ impl Cluster {
         tally: &Tally,
         opts: &LoadOptions,
     ) -> Result<Written> {
-        let encoded = encode_partition(nodes, edges)?;
+        let encoded = encode_partition(nodes, edges, self.cfg.cold.row_group_rows)?;
         let prefix = generation_prefix(p, load);
         let size = (encoded.nodes.len() + encoded.edges.len()) as u64;
         self.put(&format!("{prefix}/nodes.parquet"), encoded.nodes)?;

@@ -7,13 +7,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hopdb_core::NodeKey;
+use rayon::prelude::*;
 
 use crate::cold::Partition;
 use crate::error::{ClusterError, Result};
 use crate::hot::{entries_bytes, entry_key, Entries, HotStats, HotTier};
 use crate::read::Located;
 use crate::slice;
-use crate::Cluster;
+use crate::{Cluster, LiveGenerations};
 
 /// Partitions read and written per step of a promotion (bounds the memory it holds).
 const PARTITIONS_PER_STEP: usize = 16;
@@ -29,6 +30,13 @@ pub struct PromoteReport {
     pub bytes: u64,
     /// Wall time, reading the cold tier included.
     pub seconds: f64,
+    /// Of it: reading and decoding partitions from the cold tier (or the cache).
+    pub read_seconds: f64,
+    /// Encoding node slices (on every core).
+    pub encode_seconds: f64,
+    /// Waiting for Redis to take a step's writes (they overlap the next step's reading and
+    /// encoding; this is the part that did not).
+    pub write_wait_seconds: f64,
 }
 
 /// What an eviction did.
@@ -64,24 +72,49 @@ impl Cluster {
     /// in); partitions never loaded or written are left out.
     pub(crate) fn live_partitions(&self, parts: &[u32]) -> Result<HashMap<u32, Arc<Partition>>> {
         let live = self.current();
-        let mut out = HashMap::new();
-        let mut missing = Vec::new();
-        {
-            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            for &p in parts {
-                let Some(Some(l)) = live.get(p as usize) else {
-                    continue;
-                };
-                match cache.get(p, l.version) {
-                    Some(part) => {
-                        out.insert(p, part);
-                    }
-                    None => missing.push(p),
-                }
-            }
-        }
+        let (mut out, missing) = self.cached(&live, parts.iter().copied());
         out.extend(self.fetch_cold(&live, missing)?);
         Ok(out)
+    }
+
+    /// What holds the rows of the located nodes: their cached partitions, else ranged reads of
+    /// the cold tier (`Cluster::fetch_cold_keys`), which answer for these nodes only.
+    fn live_rows_of(&self, located: &[Located]) -> Result<HashMap<u32, Arc<Partition>>> {
+        let live = self.current();
+        let (mut out, missing) = self.cached(&live, located.iter().map(|l| l.part));
+        let mut keys: HashMap<u32, Vec<Vec<u8>>> = missing.into_iter().map(|p| (p, Vec::new())).collect();
+        for l in located {
+            if let Some(k) = keys.get_mut(&l.part) {
+                k.push(l.enc.clone());
+            }
+        }
+        out.extend(self.fetch_cold_keys(&live, keys)?);
+        Ok(out)
+    }
+
+    /// The cached live versions of `parts`, and the loaded partitions the cache lacks.
+    fn cached(
+        &self,
+        live: &LiveGenerations,
+        parts: impl Iterator<Item = u32>,
+    ) -> (HashMap<u32, Arc<Partition>>, Vec<u32>) {
+        let (mut out, mut missing, mut seen) = (HashMap::new(), Vec::new(), HashSet::new());
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        for p in parts {
+            let Some(Some(l)) = live.get(p as usize) else {
+                continue;
+            };
+            if !seen.insert(p) {
+                continue;
+            }
+            match cache.get(p, l.version) {
+                Some(part) => {
+                    out.insert(p, part);
+                }
+                None => missing.push(p),
+            }
+        }
+        (out, missing)
     }
 
     /// Writes every node of the partitions `parts` to the hot tier and records them as hot.
@@ -92,8 +125,12 @@ impl Cluster {
         let mut report = PromoteReport::default();
         let mut writing: Option<(tokio::task::JoinHandle<Result<u64>>, Vec<Promoted>)> = None;
         for step in parts.chunks(PARTITIONS_PER_STEP) {
+            let t = Instant::now();
             let held: Vec<(u32, Arc<Partition>)> = self.live_partitions(step)?.into_iter().collect();
+            report.read_seconds += t.elapsed().as_secs_f64();
+            let t = Instant::now();
             let encoded = encode_in_parallel(&held);
+            report.encode_seconds += t.elapsed().as_secs_f64();
             if let Some((w, done)) = writing.take() {
                 self.finish_step(w, done, &mut report)?;
             }
@@ -116,10 +153,12 @@ impl Cluster {
         done: Vec<Promoted>,
         report: &mut PromoteReport,
     ) -> Result<()> {
+        let t = Instant::now();
         report.bytes += self.rt.block_on(w).map_err(|e| ClusterError::Hot {
             doing: "writing node slices".into(),
             why: e.to_string(),
         })??;
+        report.write_wait_seconds += t.elapsed().as_secs_f64();
         self.meta()?.mark_hot(&done)?;
         report.partitions += done.len();
         report.nodes += done.iter().map(|d| d.nodes).sum::<u64>();
@@ -131,10 +170,7 @@ impl Cluster {
     pub fn promote_nodes(&self, keys: &[NodeKey]) -> Result<usize> {
         let hot = self.hot_tier()?;
         let located: Vec<_> = keys.iter().map(|k| self.locate(k)).collect();
-        let mut parts: Vec<u32> = located.iter().map(|l| l.part).collect();
-        parts.sort_unstable();
-        parts.dedup();
-        let held = self.live_partitions(&parts)?;
+        let held = self.live_rows_of(&located)?;
         let groups = node_entries(located.iter(), &held);
         let n = groups.iter().map(Vec::len).sum();
         self.rt.block_on(hot.put(groups))?;
@@ -231,17 +267,7 @@ pub(crate) struct Promoted {
 
 /// The entries of each partition, encoded on every core.
 fn encode_in_parallel(held: &[(u32, Arc<Partition>)]) -> Vec<(Promoted, Entries)> {
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
-        .min(held.len().max(1));
-    let per = held.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = held
-            .chunks(per.max(1))
-            .map(|chunk| s.spawn(move || chunk.iter().map(|(p, part)| promotion(*p, part)).collect::<Vec<_>>()))
-            .collect();
-        parts.into_iter().flat_map(|t| t.join().unwrap_or_default()).collect()
-    })
+    held.par_iter().map(|(p, part)| promotion(*p, part)).collect()
 }
 
 /// Every node of a partition as hot-tier entries (key, slice), with what they add up to.

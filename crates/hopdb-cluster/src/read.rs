@@ -7,20 +7,77 @@ use std::sync::Arc;
 
 use futures::stream::{self, StreamExt, TryStreamExt};
 use hopdb_core::{codec, Degree, Direction, Edge, Node, NodeKey};
+use rayon::prelude::*;
 
 use bytes::Bytes;
 
-use crate::cold::{Partition, TypeNames};
+use crate::cold::{edge_schema, node_schema, Partition, TypeNames};
 use crate::error::{objects, ClusterError, Result};
 use crate::hot::{entry_key, HotTier};
 use crate::meta::{Delta, Live};
 use crate::partition::partition_of_encoded;
 use crate::promote::node_entries;
+use crate::ranged::{Chunks, Footer, Footers};
 use crate::slice::{NodeRows, NodeSlice};
 use crate::{Cluster, LiveGenerations};
 
-/// A generation's two objects, as read.
-type Files = (Bytes, Bytes);
+/// What a read of a partition needs from the cold tier.
+#[derive(Clone)]
+pub(crate) enum Need {
+    /// Every row (kept in the cache).
+    Whole,
+    /// The rows of these encoded keys (sorted) only.
+    Keys(Vec<Vec<u8>>),
+}
+
+/// A generation's objects as read: both whole, or some row groups of each.
+enum Fetched {
+    Whole(Bytes, Bytes),
+    Ranged {
+        nodes: (Vec<usize>, Chunks),
+        edges: (Vec<usize>, Chunks),
+        footers: Arc<Footers>,
+        /// Bytes read for the footers (0: they were held).
+        footer_bytes: u64,
+    },
+}
+
+impl Fetched {
+    /// The bytes read from the objects.
+    fn bytes(&self) -> u64 {
+        match self {
+            Fetched::Whole(n, e) => (n.len() + e.len()) as u64,
+            Fetched::Ranged {
+                nodes,
+                edges,
+                footer_bytes,
+                ..
+            } => nodes.1.bytes() + edges.1.bytes() + footer_bytes,
+        }
+    }
+
+    /// The rows read, decoded, as content `version` of generation `prefix`.
+    fn decode(self, prefix: &str, version: u64) -> Result<Partition> {
+        match self {
+            Fetched::Whole(nodes, edges) => Partition::decode(prefix, version, nodes, edges),
+            Fetched::Ranged {
+                nodes: (ngroups, nchunks),
+                edges: (egroups, echunks),
+                footers,
+                ..
+            } => {
+                let whole = ngroups.len() == footers.nodes.groups() && egroups.len() == footers.edges.groups();
+                let n = footers
+                    .nodes
+                    .decode(&format!("{prefix}/nodes.parquet"), ngroups, nchunks)?;
+                let e = footers
+                    .edges
+                    .decode(&format!("{prefix}/edges.parquet"), egroups, echunks)?;
+                Partition::from_groups(prefix, version, &n, &e, whole)
+            }
+        }
+    }
+}
 
 /// Partition fetches in flight at once.
 const FETCH_CONCURRENCY: usize = 16;
@@ -35,6 +92,13 @@ pub struct CacheStats {
     /// Of those, the partitions rebuilt from a cached older version of the same generation
     /// (its arrays reused, only the pending writes merged: no object read).
     pub reused: u64,
+    /// Of the misses, the point reads that fetched only the row groups holding their nodes
+    /// (a partition not admitted to the cache: `[cache] memory_mb = 0`, or its first miss).
+    pub ranged: u64,
+    /// Bytes read from the cold tier's objects (footers included).
+    pub cold_bytes: u64,
+    /// Memory held by the footers kept for ranged reads (one pair per partition read so).
+    pub footer_bytes: usize,
     /// Partitions held.
     pub partitions: usize,
     /// Bytes held.
@@ -50,6 +114,11 @@ pub(crate) struct Cache {
     hits: u64,
     misses: u64,
     reused: u64,
+    ranged: u64,
+    cold_bytes: u64,
+    /// Partitions read by ranged reads since they were last held: the next miss of one of
+    /// them reads it whole and keeps it.
+    seen: HashSet<u32>,
 }
 
 impl Cache {
@@ -62,7 +131,18 @@ impl Cache {
             hits: 0,
             misses: 0,
             reused: 0,
+            ranged: 0,
+            cold_bytes: 0,
+            seen: HashSet::new(),
         }
+    }
+
+    /// Whether a point read missing partition `p` reads it whole (and keeps it) rather than
+    /// only its wanted nodes' row groups: never with no cache; else on its second miss since
+    /// it was last held (a partition read once is likely cold, and holding it would push out
+    /// one that is read again).
+    pub(crate) fn read_whole(&mut self, p: u32) -> bool {
+        self.budget > 0 && !self.seen.insert(p)
     }
 
     pub(crate) fn get(&mut self, p: u32, version: u64) -> Option<Arc<Partition>> {
@@ -92,6 +172,7 @@ impl Cache {
             return; // no cache: every read goes to the hot or cold tier
         }
         self.tick += 1;
+        self.seen.remove(&p);
         if let Some((old, _)) = self.held.insert(p, (part.clone(), self.tick)) {
             self.bytes -= old.bytes;
         }
@@ -182,7 +263,11 @@ impl Cluster {
         if wanted.is_empty() {
             return Ok(out);
         }
-        let parts = self.fetch_cold(&live, wanted.iter().map(|&i| located[i].part))?;
+        let mut keys: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+        for &i in &wanted {
+            keys.entry(located[i].part).or_default().push(located[i].enc.clone());
+        }
+        let parts = self.fetch_cold_keys(&live, keys)?;
         for &i in &wanted {
             out[i] = parts.get(&located[i].part).map(|p| Held::Partition(p.clone()));
         }
@@ -249,8 +334,7 @@ impl Cluster {
 
     /// Reads the live contents of the partitions `parts` (each once; those never loaded or
     /// written are left out) from the cold tier together, merges their pending writes, and
-    /// caches them. A view that a compaction made stale (its objects deleted) is refreshed
-    /// and the read tried once more.
+    /// caches them.
     pub(crate) fn fetch_cold(
         &self,
         live: &LiveGenerations,
@@ -259,38 +343,76 @@ impl Cluster {
         let mut parts: Vec<u32> = parts.into_iter().collect();
         parts.sort_unstable();
         parts.dedup();
-        match self.fetch_cold_once(live, &parts) {
+        self.fetch_cold_needs(live, parts.into_iter().map(|p| (p, Need::Whole)).collect())
+    }
+
+    /// Reads, for each partition, what point reads of the given encoded keys need (their row
+    /// groups, or the whole partition when the cache admits it: `Cache::read_whole`), with the
+    /// pending writes merged. A ranged result answers only for its keys.
+    pub(crate) fn fetch_cold_keys(
+        &self,
+        live: &LiveGenerations,
+        keys: HashMap<u32, Vec<Vec<u8>>>,
+    ) -> Result<HashMap<u32, Arc<Partition>>> {
+        let needs = {
+            let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+            keys.into_iter()
+                .map(|(p, mut keys)| match cache.read_whole(p) {
+                    true => (p, Need::Whole),
+                    false => {
+                        keys.sort_unstable();
+                        keys.dedup();
+                        (p, Need::Keys(keys))
+                    }
+                })
+                .collect()
+        };
+        self.fetch_cold_needs(live, needs)
+    }
+
+    /// What `fetch_cold` and `fetch_cold_keys` share. A view that a compaction made stale
+    /// (its objects deleted) is refreshed and the read tried once more.
+    fn fetch_cold_needs(
+        &self,
+        live: &LiveGenerations,
+        needs: Vec<(u32, Need)>,
+    ) -> Result<HashMap<u32, Arc<Partition>>> {
+        match self.fetch_cold_once(live, needs.clone()) {
             Err(ClusterError::ObjectStore {
                 source: object_store::Error::NotFound { .. },
                 ..
             }) => {
                 self.refresh()?;
                 let live = self.live.get();
-                self.fetch_cold_once(&live, &parts)
+                self.fetch_cold_once(&live, needs)
             }
             r => r,
         }
     }
 
-    fn fetch_cold_once(&self, live: &LiveGenerations, parts: &[u32]) -> Result<HashMap<u32, Arc<Partition>>> {
-        let mut want: Vec<(u32, Live)> = parts
-            .iter()
-            .filter_map(|&p| Some((p, live.get(p as usize)?.clone()?)))
+    fn fetch_cold_once(&self, live: &LiveGenerations, needs: Vec<(u32, Need)>) -> Result<HashMap<u32, Arc<Partition>>> {
+        let mut want: Vec<(u32, Live, Need)> = needs
+            .into_iter()
+            .filter_map(|(p, need)| Some((p, live.get(p as usize)?.clone()?, need)))
             .collect();
-        let pending: Vec<u32> = want.iter().filter(|(_, l)| l.pending()).map(|(p, _)| *p).collect();
+        let pending: Vec<u32> = want
+            .iter()
+            .filter(|(_, l, _)| l.pending())
+            .map(|(p, _, _)| *p)
+            .collect();
         let mut delta = Delta::new();
         if !pending.is_empty() {
             // The pending writes and the state they apply to, read together.
             let (fresh, d) = self.meta()?.live_with_delta(&pending)?;
             self.note_live(&fresh);
             for (p, l) in fresh {
-                if let Some(w) = want.iter_mut().find(|(q, _)| *q == p) {
+                if let Some(w) = want.iter_mut().find(|(q, _, _)| *q == p) {
                     w.1 = l;
                 }
             }
             delta = d;
         }
-        self.fetch_partitions(want, &delta)
+        self.fetch_needed(want, &delta)
     }
 
     /// Reads the objects of `want`'s generations together, merges `delta`'s operations into
@@ -300,6 +422,11 @@ impl Cluster {
         want: Vec<(u32, Live)>,
         delta: &Delta,
     ) -> Result<HashMap<u32, Arc<Partition>>> {
+        self.fetch_needed(want.into_iter().map(|(p, l)| (p, l, Need::Whole)).collect(), delta)
+    }
+
+    /// `fetch_partitions` for wholes and ranged reads alike; only whole results are cached.
+    fn fetch_needed(&self, want: Vec<(u32, Live, Need)>, delta: &Delta) -> Result<HashMap<u32, Arc<Partition>>> {
         let mut out = HashMap::new();
         if want.is_empty() {
             return Ok(out);
@@ -307,55 +434,54 @@ impl Cluster {
         // A cached older version of the same generation lends its arrays: only the pending
         // writes are merged again (a partition another query node wrote, re-read).
         let mut reused: Vec<(u32, Live, Partition)> = Vec::new();
-        let want: Vec<(u32, Live)> = {
+        let want: Vec<(u32, Live, Need)> = {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
             want.into_iter()
                 .filter_map(
-                    |(p, l)| match l.prefix.as_deref().and_then(|pre| cache.base_of(p, pre)) {
+                    |(p, l, need)| match l.prefix.as_deref().and_then(|pre| cache.base_of(p, pre)) {
                         Some(base) => {
                             reused.push((p, l, base));
                             None
                         }
-                        None => Some((p, l)),
+                        None => Some((p, l, need)),
                     },
                 )
                 .collect()
         };
-        let objects = self.objects.clone();
-        let fetched: Vec<(u32, Live, Option<Files>)> = self.rt.block_on(
+        let fetched: Vec<(u32, Live, Option<Fetched>)> = self.rt.block_on(
             stream::iter(want)
-                .map(|(p, l)| {
-                    let objects = objects.clone();
-                    async move {
-                        let Some(prefix) = l.prefix.clone() else {
-                            return Ok((p, l, None)); // only ever written: the delta is all
-                        };
-                        let get = |name: &str| {
-                            let path = object_store::path::Path::from(format!("{prefix}/{name}"));
-                            let objects = objects.clone();
-                            async move {
-                                let r = objects.get(&path).await.map_err(objects_err(&path))?;
-                                r.bytes().await.map_err(objects_err(&path))
-                            }
-                        };
-                        let files = futures::try_join!(get("nodes.parquet"), get("edges.parquet"))?;
-                        Ok::<_, ClusterError>((p, l, Some(files)))
-                    }
+                .map(|(p, l, need)| async move {
+                    let Some(prefix) = l.prefix.as_deref() else {
+                        return Ok((p, l, None)); // only ever written: the delta is all
+                    };
+                    let fetched = match need {
+                        Need::Whole => self.fetch_whole(prefix).await?,
+                        Need::Keys(keys) => self.fetch_ranged(p, prefix, &keys).await?,
+                    };
+                    Ok::<_, ClusterError>((p, l, Some(fetched)))
                 })
                 .buffer_unordered(FETCH_CONCURRENCY)
                 .try_collect(),
         )?;
         let mut built = Vec::with_capacity(fetched.len() + reused.len());
-        let decoded = fetched.into_iter().map(|(p, l, files)| {
-            let base = match (files, &l.prefix) {
-                (Some((nodes, edges)), Some(prefix)) => Some(Partition::decode(prefix, l.version, nodes, edges)?),
-                _ => None,
-            };
-            Ok::<_, ClusterError>((p, l, base))
-        });
-        let reused = reused.into_iter().map(|(p, l, base)| Ok((p, l, Some(base))));
-        for r in decoded.chain(reused) {
-            let (p, l, base) = r?;
+        let (mut ranged, mut bytes) = (0, 0);
+        for f in fetched.iter().filter_map(|(_, _, f)| f.as_ref()) {
+            ranged += u64::from(matches!(f, Fetched::Ranged { .. }));
+            bytes += f.bytes();
+        }
+        // Decoding is most of a read's CPU: one partition per core.
+        let decoded: Vec<(u32, Live, Option<Partition>)> = fetched
+            .into_par_iter()
+            .map(|(p, l, fetched)| {
+                let base = match (fetched, &l.prefix) {
+                    (Some(f), Some(prefix)) => Some(f.decode(prefix, l.version)?),
+                    _ => None,
+                };
+                Ok::<_, ClusterError>((p, l, base))
+            })
+            .collect::<Result<_>>()?;
+        let reused = reused.into_iter().map(|(p, l, base)| (p, l, Some(base)));
+        for (p, l, base) in decoded.into_iter().chain(reused) {
             let part = match (delta.get(&p), base) {
                 (None, Some(mut base)) => {
                     base.version = l.version; // a lent base carries its lender's
@@ -366,11 +492,62 @@ impl Cluster {
             built.push((p, Arc::new(part)));
         }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.ranged += ranged;
+        cache.cold_bytes += bytes;
         for (p, part) in built {
-            cache.insert(p, part.clone());
+            if part.is_whole() {
+                cache.insert(p, part.clone());
+            }
             out.insert(p, part);
         }
         Ok(out)
+    }
+
+    /// Both objects of generation `prefix`.
+    async fn fetch_whole(&self, prefix: &str) -> Result<Fetched> {
+        let get = |name: &str| {
+            let path = object_store::path::Path::from(format!("{prefix}/{name}"));
+            async move {
+                let r = self.objects.get(&path).await.map_err(objects_err(&path))?;
+                r.bytes().await.map_err(objects_err(&path))
+            }
+        };
+        let (nodes, edges) = futures::try_join!(get("nodes.parquet"), get("edges.parquet"))?;
+        Ok(Fetched::Whole(nodes, edges))
+    }
+
+    /// The row groups of generation `prefix` (of partition `p`) that hold the sorted `keys`,
+    /// reading its footers first unless held.
+    async fn fetch_ranged(&self, p: u32, prefix: &str, keys: &[Vec<u8>]) -> Result<Fetched> {
+        let path = |name: &str| object_store::path::Path::from(format!("{prefix}/{name}"));
+        let (npath, epath) = (path("nodes.parquet"), path("edges.parquet"));
+        let mut footer_bytes = 0;
+        let footers = match self.footers.get(p, prefix) {
+            Some(f) => f,
+            None => {
+                let (objects, nschema, eschema) = (&*self.objects, node_schema(), edge_schema());
+                let (nodes, edges) = futures::try_join!(
+                    Footer::read(objects, &npath, &nschema),
+                    Footer::read(objects, &epath, &eschema)
+                )?;
+                footer_bytes = nodes.read + edges.read;
+                let f = Arc::new(Footers { nodes, edges });
+                self.footers.put(p, prefix, f.clone());
+                f
+            }
+        };
+        let keys: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        let (ngroups, egroups) = (footers.nodes.groups_holding(&keys), footers.edges.groups_holding(&keys));
+        let (nodes, edges) = futures::try_join!(
+            footers.nodes.fetch(&*self.objects, &npath, &ngroups),
+            footers.edges.fetch(&*self.objects, &epath, &egroups)
+        )?;
+        Ok(Fetched::Ranged {
+            nodes: (ngroups, nodes),
+            edges: (egroups, edges),
+            footers,
+            footer_bytes,
+        })
     }
 
     /// The partition cache's counters.
@@ -380,6 +557,9 @@ impl Cluster {
             hits: c.hits,
             misses: c.misses,
             reused: c.reused,
+            ranged: c.ranged,
+            cold_bytes: c.cold_bytes,
+            footer_bytes: self.footers.memory(),
             partitions: c.held.len(),
             bytes: c.bytes,
         }
@@ -389,6 +569,7 @@ impl Cluster {
     pub fn clear_cache(&self) {
         let mut c = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         c.held.clear();
+        c.seen.clear();
         c.bytes = 0;
     }
 

@@ -115,15 +115,17 @@ pub(crate) trait NodeRows {
 /// the partition does not hold it.
 pub(crate) fn encode(p: &Partition, key: &[u8]) -> Option<Vec<u8>> {
     let (labels, props) = p.node_parts(key)?;
-    let mut out = Vec::with_capacity(64);
+    let mut rows = Vec::new();
+    p.for_each_raw_row(key, None, &mut |i, d| rows.push((i, d)));
+    // Sized for a row of a simple edge (head, type, key length, a short key): one allocation
+    // for most slices.
+    let mut out = Vec::with_capacity(32 + props.len() + rows.len() * (4 + key.len()));
     out.push(VERSION);
     put_len(&mut out, labels.len());
     for l in &labels {
         put_bytes(&mut out, l.as_bytes());
     }
     put_bytes(&mut out, props);
-    let mut rows = Vec::new();
-    p.for_each_raw_row(key, None, &mut |i, d| rows.push((i, d)));
     let mut types: Vec<&str> = Vec::new();
     for &(i, _) in &rows {
         let ty = p.row(i).ty;

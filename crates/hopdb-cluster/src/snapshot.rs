@@ -212,7 +212,7 @@ impl Cluster {
         // Partitions the snapshot lacks (never loaded when it was taken) get an empty generation.
         for p in 0..self.partitions {
             if !m.rows.iter().any(|r| r.partition == p) {
-                let e = crate::cold::encode_partition(Vec::new(), Vec::new())?;
+                let e = crate::cold::encode_partition(Vec::new(), Vec::new(), self.cfg.cold.row_group_rows)?;
                 let prefix = generation_prefix(p, load);
                 self.put(&format!("{prefix}/nodes.parquet"), e.nodes)?;
                 self.put(&format!("{prefix}/edges.parquet"), e.edges)?;

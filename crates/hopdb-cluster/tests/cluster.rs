@@ -142,6 +142,76 @@ fn real_graphs_come_back_whole() {
     assert_same_k_hop(&g, &c, &seeds, 2, Direction::Out);
 }
 
+#[test]
+fn point_reads_fetch_only_the_row_groups_of_their_nodes() {
+    let Some(dir) = datasets() else { return };
+    let Some(pg) = server() else { return };
+    // email-Eu-core (directed, self-loops, 25,571 edges) in 4 partitions of row groups of 500
+    // rows: about 26 groups of adjacency rows a partition. No partition cache, so every read
+    // fetches row groups.
+    let g = Graph::in_memory();
+    let spec = ImportSpec {
+        edge_lists: vec![EdgeList::new(dir.join("snap-email-Eu-core/email-Eu-core.txt.gz"))],
+        ..ImportSpec::default()
+    };
+    import(&g, &spec, &NoProgress).unwrap();
+    let cold = tempfile::tempdir().unwrap();
+    let mut cfg = config_with(
+        &pg.create_database("ranged").unwrap(),
+        cold.path(),
+        4,
+        "[cache]\nmemory_mb = 0\n",
+    );
+    cfg.cold.row_group_rows = 500;
+    Cluster::init(&cfg).unwrap();
+    let c = Cluster::open(cfg.clone()).unwrap();
+    c.load_from(&g, &LoadOptions::default()).unwrap();
+    assert_eq!(assert_same_graph(&g, &c) as u64, g.node_count().unwrap());
+    let seeds: Vec<NodeKey> = [0i64, 5, 900].into_iter().map(NodeKey::Int).collect();
+    assert_same_k_hop(&g, &c, &seeds, 2, Direction::Both);
+
+    // One node at a time: the same answers, for a small share of the partition's bytes.
+    let object_bytes: u64 = cold_files(cold.path())
+        .iter()
+        .map(|f| std::fs::metadata(cold.path().join(f)).unwrap().len())
+        .sum();
+    let before = c.cache_stats();
+    let keys: Vec<NodeKey> = (0..200i64).map(|i| NodeKey::Int(i * 5)).collect();
+    for k in &keys {
+        let want = g.edges(k, Direction::Both, None, None).unwrap();
+        let got = c.edges(k, Direction::Both, None).unwrap().unwrap();
+        assert_eq!(edge_set(&want), edge_set(&got), "edges of {k}");
+    }
+    for absent in [NodeKey::Int(-1), NodeKey::Int(1005), NodeKey::Str("x".into())] {
+        assert_eq!(c.node(&absent).unwrap(), None);
+        assert_eq!(c.edges(&absent, Direction::Both, None).unwrap(), None);
+    }
+    let after = c.cache_stats();
+    let reads = after.ranged - before.ranged;
+    assert_eq!(reads, keys.len() as u64 + 6, "{after:?}");
+    let per_read = (after.cold_bytes - before.cold_bytes) / reads;
+    let per_partition = object_bytes / 4;
+    assert!(
+        per_read * 8 < per_partition,
+        "a point read fetched {per_read} bytes of a {per_partition}-byte partition"
+    );
+    assert_eq!(after.partitions, 0, "ranged reads are never cached");
+
+    // With a cache, a partition's first miss is a ranged read and its second reads it whole
+    // and keeps it; the third is a hit.
+    cfg.cache.memory_mb = 64;
+    let cached = Cluster::open(cfg).unwrap();
+    let p0: Vec<&NodeKey> = keys.iter().filter(|k| partition_of(k, 4) == 0).take(3).collect();
+    for (i, k) in p0.iter().enumerate() {
+        let want = g.edges(k, Direction::Both, None, None).unwrap();
+        let got = cached.edges(k, Direction::Both, None).unwrap().unwrap();
+        assert_eq!(edge_set(&want), edge_set(&got), "edges of {k}");
+        let s = cached.cache_stats();
+        let expect = [(1, 1, 0, 0), (2, 1, 1, 0), (2, 1, 1, 1)][i];
+        assert_eq!((s.misses, s.ranged, s.partitions, s.hits), expect, "read {i}: {s:?}");
+    }
+}
+
 /// Every file under the cold tier, as paths relative to it.
 fn cold_files(root: &Path) -> Vec<String> {
     let mut out = Vec::new();

@@ -178,12 +178,19 @@ fn random_writes_read_as_the_store_answers_them_through_compactions() {
     let Some(pg) = server() else { return };
     let cold = tempfile::tempdir().unwrap();
     let g = shapes();
-    let c = new_cluster(&pg, "writes", cold.path(), 7);
+    // Row groups of 3 rows, so generations have several and point reads of partitions not
+    // cached fetch some of them, with the pending writes merged in.
+    let mut cfg = config(&pg.create_database("writes").unwrap(), cold.path(), 7);
+    cfg.cold.row_group_rows = 3;
+    Cluster::init(&cfg).unwrap();
+    let c = Cluster::open(cfg.clone()).unwrap();
     load(&c, &g, 2);
     // Another query node, re-reading the metadata before every read.
-    let mut cfg = config(&conn_to(&pg, "writes"), cold.path(), 7);
     cfg.metadata.refresh_ms = 0;
-    let other = Cluster::open(cfg).unwrap();
+    let other = Cluster::open(cfg.clone()).unwrap();
+    // And one without a partition cache: every read it makes is a ranged read.
+    cfg.cache.memory_mb = 0;
+    let uncached = Cluster::open(cfg).unwrap();
 
     let keys = 60;
     let mut r = Rng(24);
@@ -201,6 +208,7 @@ fn random_writes_read_as_the_store_answers_them_through_compactions() {
         assert_same(&g, &c, keys);
         // Another query node that re-reads the metadata before every read sees it too.
         assert_same(&g, &other, keys);
+        assert_same(&g, &uncached, keys);
         match round {
             3 => {
                 let report = c.compact(Some(&[0, 3])).unwrap();
@@ -219,6 +227,8 @@ fn random_writes_read_as_the_store_answers_them_through_compactions() {
     // The other query node re-read partitions the writer changed from their cached arrays,
     // merging only the pending writes again.
     assert!(other.cache_stats().reused > 0, "{:?}", other.cache_stats());
+    let ranged = uncached.cache_stats();
+    assert!(ranged.ranged > 0 && ranged.partitions == 0, "{ranged:?}");
     let report = c.compact(None).unwrap();
     assert_eq!(report.conflicts, 0);
     let status = c.status().unwrap();

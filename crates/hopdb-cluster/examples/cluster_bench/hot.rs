@@ -50,10 +50,15 @@ pub fn run(
         used as f64 / 1e6,
         redis.masters()
     );
+    println!(
+        "  of which: reading {:.2} s, encoding {:.2} s, waiting for Redis {:.2} s",
+        p.read_seconds, p.encode_seconds, p.write_wait_seconds
+    );
     out.push(
         json!({"case": "promote all partitions", "partitions": p.partitions, "nodes": p.nodes, "bytes": p.bytes,
                     "seconds": p.seconds, "nodes_per_s": p.nodes as f64 / p.seconds, "redis_used_bytes": used,
-                    "masters": redis.masters()}),
+                    "masters": redis.masters(), "read_seconds": p.read_seconds, "encode_seconds": p.encode_seconds,
+                    "write_wait_seconds": p.write_wait_seconds}),
     );
 
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -154,15 +159,17 @@ pub fn run(
     );
     assert_eq!(redis.keys(), 0);
 
-    // One-vertex promotion: each reads its partition from the cold tier (no partition cache)
-    // and writes one slice.
+    // One-vertex promotion: each reads the row groups holding its node from the cold tier
+    // (no partition cache) and writes one slice.
     let mut ms = Vec::new();
+    let cold_before = c.cache_stats();
     for s in seeds.iter().take(500) {
         let t = Instant::now();
         assert_eq!(c.promote_nodes(std::slice::from_ref(s)).unwrap(), 1);
         ms.push(ms_since(t));
     }
-    out.push(summary("one-vertex promotion", ms, json!({})));
+    let reads = ms.len() as u64;
+    out.push(summary("one-vertex promotion", ms, cold_read(c, cold_before, reads)));
     c.evict_partitions(&all).unwrap();
 
     // The memo's mixed access: Zipf(1.2) over the nodes in a random rank order; the top ranks
@@ -182,6 +189,7 @@ pub fn run(
         t.elapsed().as_secs_f64()
     );
     let before = c.hot_stats().unwrap();
+    let cold_before = c.cache_stats();
     let mut ms = Vec::new();
     for _ in 0..queries * 5 {
         let s = &keys[order[zipf.sample(&mut rng)]];
@@ -191,10 +199,18 @@ pub fn run(
     }
     let after = c.hot_stats().unwrap();
     let (hits, misses) = (after.hits - before.hits, after.misses - before.misses);
-    out.push(summary(
-        "1-hop, Zipf 1.2 mixed hot/cold",
-        ms,
-        json!({"hit_rate": hits as f64 / (hits + misses).max(1) as f64, "promoted_nodes": top}),
-    ));
+    let mut extra = cold_read(c, cold_before, misses);
+    extra["hit_rate"] = json!(hits as f64 / (hits + misses).max(1) as f64);
+    extra["promoted_nodes"] = json!(top);
+    out.push(summary("1-hop, Zipf 1.2 mixed hot/cold", ms, extra));
     out
+}
+
+/// What `reads` reads of the cold tier since `before` fetched: how many were ranged (row
+/// groups only) and the bytes per read.
+fn cold_read(c: &Cluster, before: hopdb_cluster::CacheStats, reads: u64) -> Value {
+    let after = c.cache_stats();
+    json!({"ranged_reads": after.ranged - before.ranged,
+           "cold_bytes_per_read": (after.cold_bytes - before.cold_bytes) / reads.max(1),
+           "footer_bytes_held": after.footer_bytes})
 }
