@@ -161,6 +161,11 @@ fn order(e: &EdgeRow) -> (RowDir, &str, &[u8], u64) {
 }
 
 impl Overlay {
+    /// Whether no write is pending.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty() && self.rows.is_empty()
+    }
+
     /// Overlay row `i` of a partition whose arrays hold `base` rows (`None`: an array row).
     pub fn row(&self, i: usize, base: usize) -> Option<&EdgeRow> {
         i.checked_sub(base).and_then(|j| self.extra.get(j))

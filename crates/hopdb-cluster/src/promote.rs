@@ -272,7 +272,8 @@ fn encode_in_parallel(held: &[(u32, Arc<Partition>)]) -> Vec<(Promoted, Entries)
 
 /// Every node of a partition as hot-tier entries (key, slice), with what they add up to.
 fn promotion(p: u32, part: &Partition) -> (Promoted, Entries) {
-    let entries: Entries = part.node_keys().into_iter().filter_map(|k| entry(p, part, k)).collect();
+    let mut entries: Entries = Vec::new();
+    part.for_each_node(&mut |n| entries.push((entry_key(p, part.version, n.key), slice::encode_node(part, &n))));
     let done = Promoted {
         partition: p,
         version: part.version,
