@@ -20,7 +20,8 @@ use hopdb_core::{codec, Edge, Node, NodeKey};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 
 use crate::delta::Overlay;
 use crate::error::{ClusterError, Result};
@@ -200,10 +201,22 @@ fn internal(why: String) -> ClusterError {
 }
 
 fn write_parquet(batch: &RecordBatch, group_rows: usize) -> Result<Bytes> {
-    let props = WriterProperties::builder()
+    // Ranged reads choose row groups by the key column's (first column's) minimum and
+    // maximum, so those are kept whole: truncated to Parquet's default 64 bytes, keys sharing
+    // a longer prefix would all fall in every group. The other columns' statistics would only
+    // make footers larger.
+    let mut props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(group_rows.max(1)))
-        .build();
+        .set_statistics_truncate_length(None);
+    for field in batch.schema().fields().iter().skip(1) {
+        let path = match field.data_type() {
+            DataType::List(item) => ColumnPath::new(vec![field.name().clone(), "list".into(), item.name().clone()]),
+            _ => ColumnPath::new(vec![field.name().clone()]),
+        };
+        props = props.set_column_statistics_enabled(path, EnabledStatistics::None);
+    }
+    let props = props.build();
     let mut out = Vec::new();
     let mut w = ArrowWriter::try_new(&mut out, batch.schema(), Some(props))
         .map_err(|e| internal(format!("starting a Parquet file: {e}")))?;

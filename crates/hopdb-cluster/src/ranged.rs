@@ -245,3 +245,69 @@ impl FooterCache {
         held.values().map(|(_, f)| f.nodes.memory() + f.edges.memory()).sum()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cold::{edge_schema, encode_partition, node_schema, EdgeRow, NodeRow, Partition, RowDir};
+    use hopdb_core::{codec, NodeKey};
+    use object_store::memory::InMemory;
+
+    /// Keys sharing a prefix longer than the 64 bytes Parquet keeps of a statistic by default
+    /// are found in the groups that hold their rows, and only those: the key column's
+    /// statistics are written whole.
+    #[test]
+    fn keys_with_long_shared_prefixes_are_found_in_their_groups_only() {
+        let key = |i: usize| codec::encode_key(&NodeKey::Str(format!("{}{i:03}{}", "p".repeat(70), "x".repeat(27))));
+        let nodes: Vec<NodeRow> = (0..30)
+            .map(|i| NodeRow {
+                key: key(i),
+                labels: Vec::new(),
+                props: codec::EMPTY_PROPS.to_vec(),
+            })
+            .collect();
+        let edges: Vec<EdgeRow> = (0..30)
+            .flat_map(|i| {
+                (0..i % 4).map(move |n| EdgeRow {
+                    node: key(i),
+                    dir: RowDir::Out,
+                    ty: Arc::from("T"),
+                    other: key((i + n + 1) % 30),
+                    id: 0,
+                    weight: None,
+                    props: codec::EMPTY_PROPS.to_vec(),
+                })
+            })
+            .collect();
+        let enc = encode_partition(nodes, edges, 3).unwrap();
+        let whole = Partition::decode("t", 1, enc.nodes.clone(), enc.edges.clone()).unwrap();
+        let store = InMemory::new();
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let (npath, epath) = (Path::from("t/nodes.parquet"), Path::from("t/edges.parquet"));
+        rt.block_on(async {
+            store.put(&npath, enc.nodes.into()).await.unwrap();
+            store.put(&epath, enc.edges.into()).await.unwrap();
+        });
+        let nodes = rt.block_on(Footer::read(&store, &npath, &node_schema())).unwrap();
+        let edges = rt.block_on(Footer::read(&store, &epath, &edge_schema())).unwrap();
+        assert!(edges.groups() > 10, "{} groups", edges.groups());
+        for i in 0..31 {
+            let k = if i < 30 { key(i) } else { key(999) }; // the last one is absent
+            let (ng, eg) = (nodes.groups_holding(&[&k]), edges.groups_holding(&[&k]));
+            assert!(eg.len() <= 2 && ng.len() <= 1, "key {i}: groups {ng:?} and {eg:?}");
+            let (nc, ec) = rt.block_on(async {
+                (
+                    nodes.fetch(&store, &npath, &ng).await.unwrap(),
+                    edges.fetch(&store, &epath, &eg).await.unwrap(),
+                )
+            });
+            let n = nodes.decode("t/nodes.parquet", ng, nc).unwrap();
+            let e = edges.decode("t/edges.parquet", eg, ec).unwrap();
+            let part = Partition::from_groups("t", 1, &n, &e, false).unwrap();
+            assert_eq!(part.node_row(&k).is_some(), i < 30, "key {i}");
+            let got: Vec<Vec<u8>> = part.rows_of(&k).into_iter().map(|r| r.other).collect();
+            let want: Vec<Vec<u8>> = whole.rows_of(&k).into_iter().map(|r| r.other).collect();
+            assert_eq!(got, want, "rows of key {i}");
+        }
+    }
+}
