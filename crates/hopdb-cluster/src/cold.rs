@@ -243,14 +243,16 @@ fn read_parquet(object: &str, bytes: Bytes, want: &SchemaRef) -> Result<RecordBa
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| corrupt(e.to_string()))?;
     let have = batches.first().map(|b| b.schema()).unwrap_or_else(|| want.clone());
-    if have.fields() != want.fields() {
-        return Err(corrupt(format!(
-            "columns {:?}, expected {:?}",
-            have.fields(),
-            want.fields()
-        )));
-    }
+    same_columns(&have, want).map_err(corrupt)?;
     one_batch(want, &mut batches).map_err(|e| corrupt(e.to_string()))
+}
+
+/// Whether a partition file's columns are the ones expected (else why not).
+pub(crate) fn same_columns(have: &SchemaRef, want: &SchemaRef) -> std::result::Result<(), String> {
+    match have.fields() == want.fields() {
+        true => Ok(()),
+        false => Err(format!("columns {:?}, expected {:?}", have.fields(), want.fields())),
+    }
 }
 
 /// The batches as one (no copy when there is one already).

@@ -82,13 +82,8 @@ impl Cluster {
     fn live_rows_of(&self, located: &[Located]) -> Result<HashMap<u32, Arc<Partition>>> {
         let live = self.current();
         let (mut out, missing) = self.cached(&live, located.iter().map(|l| l.part));
-        let mut keys: HashMap<u32, Vec<Vec<u8>>> = missing.into_iter().map(|p| (p, Vec::new())).collect();
-        for l in located {
-            if let Some(k) = keys.get_mut(&l.part) {
-                k.push(l.enc.clone());
-            }
-        }
-        out.extend(self.fetch_cold_keys(&live, keys)?);
+        let missing: HashSet<u32> = missing.into_iter().collect();
+        out.extend(self.fetch_cold_keys(&live, located.iter().filter(|l| missing.contains(&l.part)))?);
         Ok(out)
     }
 

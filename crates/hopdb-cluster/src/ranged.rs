@@ -39,33 +39,26 @@ pub(crate) struct Footer {
 impl Footer {
     /// Reads the footer of the Parquet object at `path`, checking its columns against `want`.
     pub async fn read(objects: &dyn ObjectStore, path: &Path, want: &SchemaRef) -> Result<Footer> {
-        let (mut tail, size) = suffix(objects, path, FOOTER_GUESS).await?;
+        let (tail, size) = suffix(objects, path, FOOTER_GUESS).await?;
         let mut read = tail.len() as u64;
-        let mut reader = ParquetMetaDataReader::new();
-        if let Err(ParquetError::NeedMoreData(n)) = reader.try_parse_sized(&tail, size) {
-            tail = suffix(objects, path, n as u64).await?.0;
-            read += tail.len() as u64;
-            reader = ParquetMetaDataReader::new();
-        }
         let corrupt = |why: String| ClusterError::Corrupt {
             object: path.to_string(),
             why,
         };
-        if !reader.has_metadata() {
-            reader
-                .try_parse_sized(&tail, size)
-                .map_err(|e| corrupt(e.to_string()))?;
-        }
+        let mut reader = ParquetMetaDataReader::new();
+        let parsed = match reader.try_parse_sized(&tail, size) {
+            Err(ParquetError::NeedMoreData(n)) => {
+                let tail = suffix(objects, path, n as u64).await?.0;
+                read += tail.len() as u64;
+                reader.try_parse_sized(&tail, size)
+            }
+            parsed => parsed,
+        };
+        parsed.map_err(|e| corrupt(e.to_string()))?;
         let meta = reader.finish().map_err(|e| corrupt(e.to_string()))?;
         let meta = ArrowReaderMetadata::try_new(Arc::new(meta), ArrowReaderOptions::default())
             .map_err(|e| corrupt(e.to_string()))?;
-        if meta.schema().fields() != want.fields() {
-            return Err(corrupt(format!(
-                "columns {:?}, expected {:?}",
-                meta.schema().fields(),
-                want.fields()
-            )));
-        }
+        crate::cold::same_columns(meta.schema(), want).map_err(corrupt)?;
         Ok(Footer { meta, size, read })
     }
 
@@ -252,6 +245,32 @@ mod tests {
     use crate::cold::{edge_schema, encode_partition, node_schema, EdgeRow, NodeRow, Partition, RowDir};
     use hopdb_core::{codec, NodeKey};
     use object_store::memory::InMemory;
+
+    /// A footer larger than the first suffix request is read with a second one.
+    #[test]
+    fn a_footer_beyond_the_first_request_is_read_whole() {
+        let key = |i: usize| codec::encode_key(&NodeKey::Int(i as i64));
+        let edges: Vec<EdgeRow> = (0..3000)
+            .map(|i| EdgeRow {
+                node: key(i / 3),
+                dir: RowDir::Out,
+                ty: Arc::from("T"),
+                other: key(i),
+                id: 0,
+                weight: None,
+                props: codec::EMPTY_PROPS.to_vec(),
+            })
+            .collect();
+        let enc = encode_partition(Vec::new(), edges, 1).unwrap();
+        let store = InMemory::new();
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let path = Path::from("t/edges.parquet");
+        rt.block_on(store.put(&path, enc.edges.into())).unwrap();
+        let footer = rt.block_on(Footer::read(&store, &path, &edge_schema())).unwrap();
+        assert!(footer.read > FOOTER_GUESS, "{} bytes read", footer.read);
+        assert_eq!(footer.groups(), 3000);
+        assert_eq!(footer.groups_holding(&[&key(7)]), vec![21, 22, 23]);
+    }
 
     /// Keys sharing a prefix longer than the 64 bytes Parquet keeps of a statistic by default
     /// are found in the groups that hold their rows, and only those: the key column's

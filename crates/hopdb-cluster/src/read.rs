@@ -263,11 +263,7 @@ impl Cluster {
         if wanted.is_empty() {
             return Ok(out);
         }
-        let mut keys: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
-        for &i in &wanted {
-            keys.entry(located[i].part).or_default().push(located[i].enc.clone());
-        }
-        let parts = self.fetch_cold_keys(&live, keys)?;
+        let parts = self.fetch_cold_keys(&live, wanted.iter().map(|&i| &located[i]))?;
         for &i in &wanted {
             out[i] = parts.get(&located[i].part).map(|p| Held::Partition(p.clone()));
         }
@@ -346,14 +342,18 @@ impl Cluster {
         self.fetch_cold_needs(live, parts.into_iter().map(|p| (p, Need::Whole)).collect())
     }
 
-    /// Reads, for each partition, what point reads of the given encoded keys need (their row
-    /// groups, or the whole partition when the cache admits it: `Cache::read_whole`), with the
-    /// pending writes merged. A ranged result answers only for its keys.
-    pub(crate) fn fetch_cold_keys(
+    /// Reads, for each partition of the located nodes, what point reads of them need (their
+    /// row groups, or the whole partition when the cache admits it: `Cache::read_whole`),
+    /// with the pending writes merged. A ranged result answers only for those nodes.
+    pub(crate) fn fetch_cold_keys<'a>(
         &self,
         live: &LiveGenerations,
-        keys: HashMap<u32, Vec<Vec<u8>>>,
+        located: impl IntoIterator<Item = &'a Located>,
     ) -> Result<HashMap<u32, Arc<Partition>>> {
+        let mut keys: HashMap<u32, Vec<Vec<u8>>> = HashMap::new();
+        for l in located {
+            keys.entry(l.part).or_default().push(l.enc.clone());
+        }
         let needs = {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
             keys.into_iter()
