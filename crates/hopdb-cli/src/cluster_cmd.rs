@@ -284,16 +284,17 @@ fn promote(config: &Path, partitions: &[u32], auto: bool, as_json: bool) -> Resu
     if as_json {
         println!(
             "{}",
-            json!({"promoted_partitions": p.partitions, "nodes": p.nodes, "bytes": p.bytes, "seconds": p.seconds,
+            json!({"promoted_partitions": p.partitions, "nodes": p.nodes, "keys": p.keys, "bytes": p.bytes, "seconds": p.seconds,
                    "nodes_per_second": p.nodes as f64 / p.seconds.max(1e-9), "read_seconds": p.read_seconds,
                    "encode_seconds": p.encode_seconds, "write_wait_seconds": p.write_wait_seconds,
                    "evicted_partitions": e.partitions, "evicted_entries": e.entries})
         );
     } else {
         println!(
-            "promoted {} partitions: {} nodes, {} in {:.2} s ({:.0} nodes/s)",
+            "promoted {} partitions: {} nodes in {} Redis keys, {} in {:.2} s ({:.0} nodes/s)",
             p.partitions,
             p.nodes,
+            p.keys,
             human(p.bytes),
             p.seconds,
             p.nodes as f64 / p.seconds.max(1e-9)
@@ -497,6 +498,7 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
     let hot: Vec<_> = parts.iter().filter(|p| p.is_hot()).collect();
     let hot_nodes: u64 = hot.iter().map(|p| p.hot_nodes).sum();
     let hot_bytes: u64 = hot.iter().map(|p| p.hot_bytes).sum();
+    let hot_keys: u64 = hot.iter().map(|p| p.hot_keys).sum();
     let mut hottest: Vec<_> = parts.iter().filter(|p| p.temperature > 0.0).collect();
     hottest.sort_by(|a, b| b.temperature.total_cmp(&a.temperature));
     hottest.truncate(5);
@@ -507,8 +509,8 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
             "partition_rows": if each { parts.iter().map(|p| json!({"partition": p.partition, "generation": p.generation,
                 "object_key": p.object_key, "nodes": p.vertex_count, "edges": p.edge_count, "temperature": p.temperature,
                 "last_access_unix": p.last_access.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map(|d| d.as_secs_f64()),
-                "query_node": p.query_node, "version": p.version, "pending_operations": p.delta_ops, "hot": p.is_hot(), "hot_nodes": p.hot_nodes, "hot_bytes": p.hot_bytes})).collect::<Vec<_>>() } else { Vec::new() },
-            "hot": {"partitions": hot.len(), "nodes": hot_nodes, "bytes": hot_bytes},
+                "query_node": p.query_node, "version": p.version, "pending_operations": p.delta_ops, "hot": p.is_hot(), "hot_nodes": p.hot_nodes, "hot_keys": p.hot_keys, "hot_bytes": p.hot_bytes})).collect::<Vec<_>>() } else { Vec::new() },
+            "hot": {"partitions": hot.len(), "nodes": hot_nodes, "keys": hot_keys, "bytes": hot_bytes},
             "pending_writes": {"partitions": pending.len(), "operations": pending_ops},
             "hottest": hottest.iter().map(|p| json!({"partition": p.partition, "temperature": p.temperature, "hot": p.is_hot()})).collect::<Vec<_>>(),
         });
@@ -550,7 +552,7 @@ fn status(config: &Path, each: bool, as_json: bool) -> Result<()> {
         sizes.iter().max().copied().unwrap_or(0)
     );
     println!(
-        "hot tier       {} partitions, {hot_nodes} nodes, {}",
+        "hot tier       {} partitions, {hot_nodes} nodes in {hot_keys} keys, {}",
         hot.len(),
         human(hot_bytes)
     );

@@ -491,6 +491,11 @@ impl Partition {
         (nodes, edges)
     }
 
+    /// About how many nodes are held (exact without pending writes), without listing them.
+    pub fn node_count_hint(&self) -> usize {
+        self.keys.len() + self.overlay.nodes.len()
+    }
+
     /// The encoded keys of the nodes held, in order.
     pub fn node_keys(&self) -> Vec<&[u8]> {
         let base = (0..self.keys.len())

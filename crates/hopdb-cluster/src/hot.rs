@@ -1,8 +1,9 @@
-//! The hot tier: a Redis Cluster holding node slices ([`crate::slice`]) of hot nodes, one value
-//! per node under its partition's hash tag (`{p42}:v17:` + the node's encoded key), so a
-//! partition lives on one shard and a hop's lookups in one partition are one `MGET`. Lookups of
-//! different partitions run concurrently on the client's multiplexed connections, which
-//! pipelines them per shard.
+//! The hot tier: a Redis Cluster holding node slices ([`crate::slice`]) of hot nodes under
+//! their partition's hash tag, so a partition lives on one shard and a hop's lookups in one
+//! partition are one `MGET`: a promoted partition's small nodes packed in buckets
+//! (`{p42}:b17:3`, [`crate::bucket`]), its large nodes and nodes promoted one at a time under
+//! their own key (`{p42}:v17:` + the node's encoded key). Lookups of different partitions run
+//! concurrently on the client's multiplexed connections, which pipelines them per shard.
 //!
 //! It is a cache, never the only copy: a key names its partition's content version, which
 //! every load, write and compaction changes, so a value is either right or not found (nothing
@@ -25,6 +26,11 @@ use crate::error::{ClusterError, Result};
 
 /// Entries per `MSET`/`DEL` when promoting or evicting a partition.
 const WRITE_CHUNK: usize = 512;
+
+/// ... and at most about this many bytes (an entry larger than it goes alone): requests wait
+/// behind one another on a shard's connection, so a chunk of 512 buckets or hubs (megabytes)
+/// made the last of them miss the timeout.
+const WRITE_CHUNK_BYTES: usize = 256 << 10;
 
 /// Partition reads or writes in flight at once.
 const CONCURRENCY: usize = 32;
@@ -56,11 +62,16 @@ pub(crate) fn entries_bytes(entries: &Entries) -> u64 {
     entries.iter().map(|(k, v)| (k.len() + v.len()) as u64).sum()
 }
 
-/// The Redis key of a node's slice.
+/// The Redis key of a node's own slice.
 pub(crate) fn entry_key(partition: u32, version: u64, encoded: &[u8]) -> Vec<u8> {
     let mut k = format!("{{p{partition}}}:v{version}:").into_bytes();
     k.extend_from_slice(encoded);
     k
+}
+
+/// The Redis key of a bucket of slices (never equal to an [`entry_key`]: `b`, not `v`).
+pub(crate) fn bucket_key(partition: u32, version: u64, bucket: u64) -> Vec<u8> {
+    format!("{{p{partition}}}:b{version}:{bucket}").into_bytes()
 }
 
 #[derive(Default)]
@@ -204,6 +215,12 @@ impl HotTier {
         done
     }
 
+    /// Counts node lookups the hot tier answered and those it did not.
+    pub fn count(&self, hits: u64, misses: u64) {
+        self.counters.hits.fetch_add(hits, Ordering::Relaxed);
+        self.counters.misses.fetch_add(misses, Ordering::Relaxed);
+    }
+
     /// The values of `keys`, grouped by partition (one `MGET` per group, all groups at once);
     /// `None` for a group whose shard failed or did not answer in time (its keys go to the
     /// cold tier; the others are still served).
@@ -225,34 +242,12 @@ impl HotTier {
             }
         });
         let out = futures::future::join_all(reads).await;
-        let (mut hits, mut misses) = (0, 0);
         let mut failures = Vec::new();
-        let out = out
-            .into_iter()
-            .map(|r| match r {
-                Ok(v) => {
-                    for x in &v {
-                        if x.is_some() {
-                            hits += 1;
-                        } else {
-                            misses += 1;
-                        }
-                    }
-                    Some(v)
-                }
-                Err(e) => {
-                    failures.push(e);
-                    None
-                }
-            })
-            .collect();
-        let c = &self.counters;
-        c.hits.fetch_add(hits, Ordering::Relaxed);
-        c.misses.fetch_add(misses, Ordering::Relaxed);
+        let out = out.into_iter().map(|r| r.map_err(|e| failures.push(e)).ok()).collect();
         if let Some(first) = failures.first() {
             // The client refreshes its slot map on connection errors and redirections, so the
             // connection is kept: a failover shows up as a few failed groups, not an outage.
-            c.errors.fetch_add(failures.len() as u64, Ordering::Relaxed);
+            self.counters.errors.fetch_add(failures.len() as u64, Ordering::Relaxed);
             tracing::warn!(failed = failures.len(), error = %first, "hot tier reads failed; reading the cold tier");
         }
         Ok(out)
@@ -262,13 +257,16 @@ impl HotTier {
     /// Returns the bytes written (keys and values).
     pub async fn put(&self, groups: Vec<Entries>) -> Result<u64> {
         let bytes = groups.iter().map(entries_bytes).sum();
-        self.run_chunks("writing node slices", "MSET", chunked(groups)).await?;
+        let size = |(k, v): &(Vec<u8>, Vec<u8>)| k.len() + v.len();
+        self.run_chunks("writing node slices", "MSET", chunked(groups, size))
+            .await?;
         Ok(bytes)
     }
 
     /// Deletes `keys` (grouped by partition). Returns how many existed.
     pub async fn delete(&self, groups: Vec<Vec<Vec<u8>>>) -> Result<u64> {
-        self.run_chunks("deleting node slices", "DEL", chunked(groups)).await
+        self.run_chunks("deleting node slices", "DEL", chunked(groups, Vec::len))
+            .await
     }
 
     pub fn stats(&self) -> HotStats {
@@ -313,24 +311,61 @@ impl HotTier {
     }
 }
 
-/// Each group split into chunks of at most `WRITE_CHUNK` (moved, not copied); a chunk never
-/// spans two groups, so it stays within one partition and one shard.
-fn chunked<T>(groups: Vec<Vec<T>>) -> Vec<Vec<T>> {
-    groups
-        .into_iter()
-        .flat_map(|g| {
-            let mut g = g.into_iter().peekable();
-            std::iter::from_fn(move || {
-                g.peek()?;
-                Some(g.by_ref().take(WRITE_CHUNK).collect::<Vec<_>>())
-            })
-        })
-        .collect()
+/// Each group split into chunks of at most `WRITE_CHUNK` entries and `WRITE_CHUNK_BYTES`
+/// bytes (`size` of each; moved, not copied); a chunk never spans two groups, so it stays
+/// within one partition and one shard.
+fn chunked<T>(groups: Vec<Vec<T>>, size: impl Fn(&T) -> usize) -> Vec<Vec<T>> {
+    let mut chunks = Vec::new();
+    for g in groups {
+        let (mut chunk, mut bytes) = (Vec::new(), 0);
+        for e in g {
+            let n = size(&e);
+            if !chunk.is_empty() && (chunk.len() == WRITE_CHUNK || bytes + n > WRITE_CHUNK_BYTES) {
+                chunks.push(std::mem::take(&mut chunk));
+                bytes = 0;
+            }
+            bytes += n;
+            chunk.push(e);
+        }
+        if !chunk.is_empty() {
+            chunks.push(chunk);
+        }
+    }
+    chunks
 }
 
 fn hot(doing: &str, why: impl std::fmt::Display) -> ClusterError {
     ClusterError::Hot {
         doing: doing.to_string(),
         why: why.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_are_bounded_by_entries_and_bytes_and_never_span_groups() {
+        let small = vec![vec![1u8; 10]; 1200];
+        let big = vec![
+            vec![0u8; 100 << 10],
+            vec![0u8; 300 << 10],
+            vec![0u8; 100 << 10],
+            vec![0u8; 100 << 10],
+        ];
+        let chunks = chunked(vec![small, big], Vec::len);
+        let sizes: Vec<(usize, usize)> = chunks.iter().map(|c| (c.len(), c.iter().map(Vec::len).sum())).collect();
+        assert_eq!(
+            sizes,
+            vec![
+                (512, 5120),
+                (512, 5120),
+                (176, 1760),
+                (1, 100 << 10),
+                (1, 300 << 10),
+                (2, 200 << 10)
+            ]
+        );
     }
 }

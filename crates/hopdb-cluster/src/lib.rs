@@ -24,6 +24,7 @@
 //! ```
 
 mod access;
+mod bucket;
 mod cold;
 mod compact;
 mod config;

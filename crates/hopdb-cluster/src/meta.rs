@@ -13,8 +13,17 @@ use postgres::{Client, GenericClient, NoTls};
 use crate::cold::generation_prefix;
 use crate::error::{meta, ClusterError, Result};
 
-/// The metadata schema this version reads and writes (2: content versions and the write delta).
-const FORMAT: &str = "2";
+/// The metadata schema this version reads and writes (2: content versions and the write
+/// delta; 3: `hot_buckets`, upgraded from 2 on connecting: decision 0050).
+const FORMAT: &str = "3";
+
+/// What format 3 adds to format 2 (an older hot tier's entries stay readable: no buckets).
+const UPGRADE_FROM_2: &str = "
+ALTER TABLE partition_metadata ADD COLUMN IF NOT EXISTS hot_buckets bigint NOT NULL DEFAULT 0;
+ALTER TABLE partition_metadata ADD COLUMN IF NOT EXISTS hot_keys bigint NOT NULL DEFAULT 0;
+UPDATE partition_metadata SET hot_keys = hot_nodes;
+UPDATE hopdb_cluster SET value = '3' WHERE key = 'format';
+";
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS hopdb_cluster (
@@ -40,7 +49,11 @@ CREATE TABLE IF NOT EXISTS partition_metadata (
     delta_ops    bigint NOT NULL DEFAULT 0,
     hot_version  bigint NOT NULL DEFAULT 0,
     hot_nodes    bigint NOT NULL DEFAULT 0,
-    hot_bytes    bigint NOT NULL DEFAULT 0
+    hot_bytes    bigint NOT NULL DEFAULT 0,
+    -- The buckets small nodes of hot_version were packed in (0: each node under its own key).
+    hot_buckets  bigint NOT NULL DEFAULT 0,
+    -- The Redis keys it wrote (buckets and nodes under their own keys).
+    hot_keys     bigint NOT NULL DEFAULT 0
 );
 -- The write delta: each acknowledged write's changes to a partition, in order, until a
 -- compaction folds them into a new generation.
@@ -98,6 +111,10 @@ pub struct PartitionStatus {
     pub hot_nodes: u64,
     /// The bytes of the node slices that promotion wrote.
     pub hot_bytes: u64,
+    /// The buckets promotion packed small nodes in (`crate::bucket`).
+    pub hot_buckets: u64,
+    /// The Redis keys promotion wrote (the buckets used, and the nodes under their own keys).
+    pub hot_keys: u64,
 }
 
 impl PartitionStatus {
@@ -120,6 +137,8 @@ pub(crate) struct Live {
     pub base_seq: u64,
     /// The last write to the partition (equal to `base_seq`: nothing pending).
     pub delta_seq: u64,
+    /// The buckets of this version's hot nodes (0: not promoted whole, only own keys).
+    pub hot_buckets: u64,
 }
 
 impl Live {
@@ -131,6 +150,7 @@ impl Live {
             prefix: None,
             base_seq: 0,
             delta_seq: 0,
+            hot_buckets: 0,
         }
     }
 
@@ -143,8 +163,8 @@ impl Live {
 /// Pending write operations per partition, in order (encoded, see `delta`).
 pub(crate) type Delta = std::collections::HashMap<u32, Vec<Vec<u8>>>;
 
-const LIVE_SELECT: &str =
-    "SELECT partition_id, version, generation, object_key, base_seq, delta_seq FROM partition_metadata";
+const LIVE_SELECT: &str = "SELECT partition_id, version, generation, object_key, base_seq, delta_seq, \
+     CASE WHEN hot_version = version THEN hot_buckets ELSE 0 END FROM partition_metadata";
 
 fn live_row(r: &postgres::Row) -> (u32, Live) {
     (
@@ -155,6 +175,7 @@ fn live_row(r: &postgres::Row) -> (u32, Live) {
             prefix: r.get(3),
             base_seq: r.get::<_, i64>(4) as u64,
             delta_seq: r.get::<_, i64>(5) as u64,
+            hot_buckets: r.get::<_, i64>(6) as u64,
         },
     )
 }
@@ -245,7 +266,11 @@ impl Metadata {
             .collect();
         if !existing.is_empty() {
             let get = |k: &str| existing.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
-            let same = get("format") == Some(FORMAT)
+            if get("format") == Some("2") {
+                tx.batch_execute(UPGRADE_FROM_2)
+                    .map_err(meta("upgrading the metadata from format 2"))?;
+            }
+            let same = matches!(get("format"), Some(FORMAT) | Some("2"))
                 && get("partitions") == Some(partitions.to_string().as_str())
                 && get("cold_url") == Some(cold_url);
             if !same {
@@ -299,6 +324,12 @@ impl Metadata {
         };
         match get("format").as_deref() {
             Some(FORMAT) => {}
+            Some("2") => {
+                self.client
+                    .batch_execute(UPGRADE_FROM_2)
+                    .map_err(meta("upgrading the metadata from format 2"))?;
+                tracing::info!("metadata upgraded from format 2 to {FORMAT}");
+            }
             None => {
                 return Err(ClusterError::State(
                     "not initialised: run `hopdb cluster init` first".into(),
@@ -356,7 +387,8 @@ impl Metadata {
         let rows = self
             .client
             .query(
-                "SELECT m.partition_id, m.version, m.generation, m.object_key, m.base_seq, m.delta_seq, d.op \
+                "SELECT m.partition_id, m.version, m.generation, m.object_key, m.base_seq, m.delta_seq, \
+                 CASE WHEN m.hot_version = m.version THEN m.hot_buckets ELSE 0 END, d.op \
                  FROM partition_metadata m LEFT JOIN partition_delta d ON d.partition_id = m.partition_id \
                  WHERE m.partition_id = ANY($1) ORDER BY m.partition_id, d.seq, d.n",
                 &[&ids],
@@ -369,7 +401,7 @@ impl Metadata {
             if live.last().is_none_or(|(q, _)| *q != p) {
                 live.push((p, l));
             }
-            if let Some(op) = r.get::<_, Option<Vec<u8>>>(6) {
+            if let Some(op) = r.get::<_, Option<Vec<u8>>>(7) {
                 delta.entry(p).or_default().push(op);
             }
         }
@@ -382,7 +414,7 @@ impl Metadata {
             .client
             .query(
                 "SELECT partition_id, generation, object_key, vertex_count, edge_count, temperature, \
-                 last_access, query_node, version, delta_ops, hot_version, hot_nodes, hot_bytes \
+                 last_access, query_node, version, delta_ops, hot_version, hot_nodes, hot_bytes, hot_buckets, hot_keys \
                  FROM partition_metadata ORDER BY partition_id",
                 &[],
             )
@@ -402,6 +434,8 @@ impl Metadata {
                 hot_version: r.get::<_, i64>(10) as u64,
                 hot_nodes: r.get::<_, i64>(11) as u64,
                 hot_bytes: r.get::<_, i64>(12) as u64,
+                hot_buckets: r.get::<_, i64>(13) as u64,
+                hot_keys: r.get::<_, i64>(14) as u64,
             })
             .collect())
     }
@@ -427,14 +461,18 @@ impl Metadata {
         let parts: Vec<i32> = done.iter().map(|d| d.partition as i32).collect();
         self.client
             .execute(
-                "UPDATE partition_metadata m SET hot_version = a.g, hot_nodes = a.n, hot_bytes = a.b \
-                 FROM unnest($1::int[], $2::int8[], $3::int8[], $4::int8[]) AS a(p, g, n, b) \
+                "UPDATE partition_metadata m SET hot_version = a.g, hot_nodes = a.n, hot_bytes = a.b, \
+                 hot_buckets = a.k, hot_keys = a.e \
+                 FROM unnest($1::int[], $2::int8[], $3::int8[], $4::int8[], $5::int8[], $6::int8[]) \
+                 AS a(p, g, n, b, k, e) \
                  WHERE m.partition_id = a.p",
                 &[
                     &parts,
                     &col(|d| d.version as i64),
                     &col(|d| d.nodes as i64),
                     &col(|d| d.bytes as i64),
+                    &col(|d| d.buckets as i64),
+                    &col(|d| d.keys as i64),
                 ],
             )
             .map_err(meta("recording a promotion"))?;
@@ -446,7 +484,7 @@ impl Metadata {
         let parts: Vec<i32> = parts.iter().map(|&p| p as i32).collect();
         self.client
             .execute(
-                "UPDATE partition_metadata SET hot_version = 0, hot_nodes = 0, hot_bytes = 0 \
+                "UPDATE partition_metadata SET hot_version = 0, hot_nodes = 0, hot_bytes = 0, hot_buckets = 0, hot_keys = 0 \
                  WHERE partition_id = ANY($1)",
                 &[&parts],
             )

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use hopdb_core::NodeKey;
 use rayon::prelude::*;
 
+use crate::bucket::{self, Packer};
 use crate::cold::Partition;
 use crate::error::{ClusterError, Result};
-use crate::hot::{entries_bytes, entry_key, Entries, HotStats, HotTier};
+use crate::hot::{bucket_key, entries_bytes, entry_key, Entries, HotStats, HotTier};
 use crate::read::Located;
 use crate::slice;
 use crate::{Cluster, LiveGenerations};
@@ -26,6 +27,8 @@ pub struct PromoteReport {
     pub partitions: usize,
     /// Nodes written.
     pub nodes: u64,
+    /// Redis keys written: small nodes share a key (a bucket), large ones have their own.
+    pub keys: u64,
     /// Bytes written (keys and values).
     pub bytes: u64,
     /// Wall time, reading the cold tier included.
@@ -155,8 +158,12 @@ impl Cluster {
         })??;
         report.write_wait_seconds += t.elapsed().as_secs_f64();
         self.meta()?.mark_hot(&done)?;
+        // This query node reads the buckets at once; the others at their next refresh.
+        let parts: Vec<u32> = done.iter().map(|d| d.partition).collect();
+        self.refresh_partitions(&parts)?;
         report.partitions += done.len();
         report.nodes += done.iter().map(|d| d.nodes).sum::<u64>();
+        report.keys += done.iter().map(|d| d.keys).sum::<u64>();
         Ok(())
     }
 
@@ -173,7 +180,7 @@ impl Cluster {
     }
 
     /// Deletes every node of the partitions `parts` from the hot tier (under their live version
-    /// and the one last promoted) and records them as not hot.
+    /// and the one last promoted, with its buckets) and records them as not hot.
     pub fn evict_partitions(&self, parts: &[u32]) -> Result<EvictReport> {
         let hot = self.hot_tier()?;
         let started = Instant::now();
@@ -193,6 +200,9 @@ impl Cluster {
                 }
                 for g in versions {
                     groups.push(part.node_keys().into_iter().map(|k| entry_key(p, g, k)).collect());
+                }
+                if let Some(s) = status.get(p as usize).filter(|s| s.hot_version != 0) {
+                    groups.push((0..s.hot_buckets).map(|b| bucket_key(p, s.hot_version, b)).collect());
                 }
             }
             report.entries += self.rt.block_on(hot.delete(groups))?;
@@ -235,6 +245,7 @@ impl Cluster {
             self.meta()?.mark_hot(&[done])?;
             promoted.partitions += 1;
             promoted.nodes += done.nodes;
+            promoted.keys += done.keys;
             used += done.bytes;
             keep.insert(s.partition);
         }
@@ -258,6 +269,10 @@ pub(crate) struct Promoted {
     pub version: u64,
     pub nodes: u64,
     pub bytes: u64,
+    /// The buckets its small nodes were packed in.
+    pub buckets: u64,
+    /// The Redis keys written (the buckets used, the nodes under their own keys).
+    pub keys: u64,
 }
 
 /// The entries of each partition, encoded on every core.
@@ -265,15 +280,28 @@ fn encode_in_parallel(held: &[(u32, Arc<Partition>)]) -> Vec<(Promoted, Entries)
     held.par_iter().map(|(p, part)| promotion(*p, part)).collect()
 }
 
-/// Every node of a partition as hot-tier entries (key, slice), with what they add up to.
+/// Every node of a partition as hot-tier entries: small nodes packed in buckets, the others
+/// under their own keys; with what they add up to.
 fn promotion(p: u32, part: &Partition) -> (Promoted, Entries) {
-    let mut entries: Entries = Vec::new();
-    part.for_each_node(&mut |n| entries.push((entry_key(p, part.version, n.key), slice::encode_node(part, &n))));
+    let v = part.version;
+    let mut packer = Packer::new(bucket::count_for(part.node_count_hint()));
+    let (mut entries, mut nodes, mut slice) = (Entries::new(), 0u64, Vec::new());
+    part.for_each_node(&mut |n| {
+        slice::encode_node_into(part, &n, &mut slice);
+        nodes += 1;
+        if !packer.add(n.key, &slice) {
+            entries.push((entry_key(p, v, n.key), slice.clone()));
+        }
+    });
+    let buckets = packer.count();
+    entries.extend(packer.finish().map(|(b, value)| (bucket_key(p, v, b), value)));
     let done = Promoted {
         partition: p,
-        version: part.version,
-        nodes: entries.len() as u64,
+        version: v,
+        nodes,
         bytes: entries_bytes(&entries),
+        buckets,
+        keys: entries.len() as u64,
     };
     (done, entries)
 }

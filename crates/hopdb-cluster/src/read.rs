@@ -11,9 +11,10 @@ use rayon::prelude::*;
 
 use bytes::Bytes;
 
+use crate::bucket;
 use crate::cold::{edge_schema, node_schema, Partition, TypeNames};
 use crate::error::{objects, ClusterError, Result};
-use crate::hot::{entry_key, HotTier};
+use crate::hot::{bucket_key, entry_key, HotTier};
 use crate::meta::{Delta, Live};
 use crate::partition::partition_of_encoded;
 use crate::promote::node_entries;
@@ -254,10 +255,10 @@ impl Cluster {
                 }
             }
         }
-        let version = |p: u32| live[p as usize].as_ref().map_or(0, |l| l.version);
+        let layout = |p: u32| live[p as usize].as_ref().map_or((0, 0), |l| (l.version, l.hot_buckets));
         if let Some(hot) = &self.hot {
             if !wanted.is_empty() {
-                wanted = self.read_hot(hot, located, &wanted, &version, &mut out);
+                wanted = self.read_hot(hot, located, &wanted, &layout, &mut out);
             }
         }
         if wanted.is_empty() {
@@ -274,57 +275,128 @@ impl Cluster {
         Ok(out)
     }
 
-    /// Looks the `wanted` keys up in the hot tier, filling `out` with the slices found.
-    /// Returns the keys still wanted (all of them when Redis fails: the cold tier answers).
+    /// Looks the `wanted` keys up in the hot tier, filling `out` with the slices found. Nodes
+    /// of a partition promoted whole are looked for in their buckets (`layout`: a partition's
+    /// live version and bucket count); the others, and those a bucket sends on (a node too
+    /// large for it, or a bucket Redis dropped), under their own keys: one `MGET` per
+    /// partition and round. Returns the keys still wanted (the cold tier answers them).
     fn read_hot(
         &self,
         hot: &HotTier,
         located: &[Located],
         wanted: &[usize],
-        version: &dyn Fn(u32) -> u64,
+        layout: &dyn Fn(u32) -> (u64, u64),
         out: &mut [Option<Held>],
     ) -> Vec<usize> {
-        let mut by_part: HashMap<u32, Vec<usize>> = HashMap::new();
-        for &i in wanted {
-            by_part.entry(located[i].part).or_default().push(i);
-        }
-        let groups: Vec<(u32, Vec<usize>)> = by_part.into_iter().collect();
-        let keys = groups
-            .iter()
-            .map(|(p, idx)| {
-                idx.iter()
-                    .map(|&i| entry_key(*p, version(*p), &located[i].enc))
-                    .collect()
-            })
-            .collect();
-        let values = match self.rt.block_on(hot.get(keys)) {
-            Ok(v) => v,
-            Err(e) => {
-                tracing::warn!(error = %e, "hot tier unavailable; reading the cold tier");
-                return wanted.to_vec();
-            }
-        };
+        let (bucketed, mut own): (Vec<usize>, Vec<usize>) =
+            wanted.iter().partition(|&&i| layout(located[i].part).1 > 0);
         let mut still = Vec::new();
-        for ((p, idx), vals) in groups.into_iter().zip(values) {
-            let Some(vals) = vals else {
-                still.extend(idx); // that shard failed: the cold tier answers
-                continue;
-            };
-            for (i, v) in idx.into_iter().zip(vals) {
-                let decoded = v.map(|v| {
-                    let what = format!("hot slice of a node in partition {p}");
-                    NodeSlice::decode(&located[i].enc, Bytes::from(v), &what)
-                });
-                match decoded {
-                    Some(Ok(s)) => out[i] = Some(Held::Slice(Arc::new(s))),
-                    Some(Err(e)) => {
-                        tracing::warn!(error = %e, "damaged hot slice; reading the cold tier");
-                        still.push(i);
+        let (mut hits, mut misses) = (0u64, 0u64);
+        let what = |p: u32| format!("hot slice of a node in partition {p}");
+        if !bucketed.is_empty() {
+            let groups = by_partition(located, &bucketed);
+            // Per partition: its distinct buckets, and where each node's is among them.
+            let mut keys = Vec::with_capacity(groups.len());
+            let mut at = Vec::with_capacity(groups.len());
+            for (p, idx) in &groups {
+                let (version, buckets) = layout(*p);
+                let (mut k, mut slot) = (Vec::new(), HashMap::new());
+                at.push(
+                    idx.iter()
+                        .map(|&i| {
+                            let b = bucket::bucket_of(&located[i].enc, buckets);
+                            *slot.entry(b).or_insert_with(|| {
+                                k.push(bucket_key(*p, version, b));
+                                k.len() - 1
+                            })
+                        })
+                        .collect::<Vec<usize>>(),
+                );
+                keys.push(k);
+            }
+            match self.rt.block_on(hot.get(keys)) {
+                Ok(values) => {
+                    for (((p, idx), at), vals) in groups.into_iter().zip(at).zip(values) {
+                        let Some(vals) = vals else {
+                            still.extend(idx); // that shard failed: the cold tier answers
+                            continue;
+                        };
+                        let vals: Vec<Option<Bytes>> = vals.into_iter().map(|v| v.map(Bytes::from)).collect();
+                        for (i, b) in idx.into_iter().zip(at) {
+                            let Some(packed) = &vals[b] else {
+                                own.push(i); // dropped by Redis: the node may have been promoted since
+                                continue;
+                            };
+                            let enc = &located[i].enc;
+                            let found = bucket::find(packed, enc, &what(p));
+                            let decoded = found.and_then(|f| {
+                                f.map(|own| own.map(|v| NodeSlice::decode(enc, v, &what(p))).transpose())
+                                    .transpose()
+                            });
+                            match decoded {
+                                Ok(Some(Some(s))) => {
+                                    out[i] = Some(Held::Slice(Arc::new(s)));
+                                    hits += 1;
+                                }
+                                Ok(Some(None)) => own.push(i), // under its own key
+                                Ok(None) => {
+                                    still.push(i);
+                                    misses += 1;
+                                }
+                                Err(e) => {
+                                    tracing::warn!(error = %e, "damaged hot bucket; reading the cold tier");
+                                    still.push(i);
+                                    misses += 1;
+                                }
+                            }
+                        }
                     }
-                    None => still.push(i),
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "hot tier unavailable; reading the cold tier");
+                    return wanted.to_vec();
                 }
             }
         }
+        if !own.is_empty() {
+            let groups = by_partition(located, &own);
+            let keys = groups
+                .iter()
+                .map(|(p, idx)| {
+                    let version = layout(*p).0;
+                    idx.iter().map(|&i| entry_key(*p, version, &located[i].enc)).collect()
+                })
+                .collect();
+            match self.rt.block_on(hot.get(keys)) {
+                Ok(values) => {
+                    for ((p, idx), vals) in groups.into_iter().zip(values) {
+                        let Some(vals) = vals else {
+                            still.extend(idx);
+                            continue;
+                        };
+                        for (i, v) in idx.into_iter().zip(vals) {
+                            let decoded = v.map(|v| NodeSlice::decode(&located[i].enc, Bytes::from(v), &what(p)));
+                            match decoded {
+                                Some(Ok(s)) => {
+                                    out[i] = Some(Held::Slice(Arc::new(s)));
+                                    hits += 1;
+                                    continue;
+                                }
+                                Some(Err(e)) => tracing::warn!(error = %e, "damaged hot slice; reading the cold tier"),
+                                None => {}
+                            }
+                            still.push(i);
+                            misses += 1;
+                        }
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "hot tier unavailable; reading the cold tier");
+                    still.extend(own);
+                }
+            }
+        }
+        hot.count(hits, misses);
         still
     }
 
@@ -674,4 +746,13 @@ impl Cluster {
 
 fn objects_err(path: &object_store::path::Path) -> impl FnOnce(object_store::Error) -> crate::ClusterError {
     objects(format!("reading {path}"))
+}
+
+/// The positions `idx` of `located`, grouped by partition.
+fn by_partition(located: &[Located], idx: &[usize]) -> Vec<(u32, Vec<usize>)> {
+    let mut by: HashMap<u32, Vec<usize>> = HashMap::new();
+    for &i in idx {
+        by.entry(located[i].part).or_default().push(i);
+    }
+    by.into_iter().collect()
 }

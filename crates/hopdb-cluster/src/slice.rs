@@ -128,21 +128,28 @@ pub(crate) fn encode(p: &Partition, key: &[u8]) -> Option<Vec<u8>> {
 
 /// The slice of a node of `p` given its parts.
 pub(crate) fn encode_node(p: &Partition, n: &NodeParts<'_>) -> Vec<u8> {
+    // Sized for a row of a simple edge (head, type, key length, a short key): one allocation
+    // for most slices.
+    let mut out = Vec::with_capacity(32 + n.props.len() + n.rows.len() * (4 + n.key.len()));
+    encode_node_into(p, n, &mut out);
+    out
+}
+
+/// [`encode_node`] into `out` (cleared first), so a promotion reuses one buffer.
+pub(crate) fn encode_node_into(p: &Partition, n: &NodeParts<'_>, out: &mut Vec<u8>) {
     let NodeParts {
-        key,
+        key: _,
         labels,
         props,
         rows,
     } = *n;
-    // Sized for a row of a simple edge (head, type, key length, a short key): one allocation
-    // for most slices.
-    let mut out = Vec::with_capacity(32 + props.len() + rows.len() * (4 + key.len()));
+    out.clear();
     out.push(VERSION);
-    put_len(&mut out, labels.len());
+    put_len(out, labels.len());
     for l in labels {
-        put_bytes(&mut out, l.as_bytes());
+        put_bytes(out, l.as_bytes());
     }
-    put_bytes(&mut out, props);
+    put_bytes(out, props);
     let mut types: Vec<&str> = Vec::new();
     for &(i, _) in rows {
         let ty = p.row(i).ty;
@@ -150,11 +157,11 @@ pub(crate) fn encode_node(p: &Partition, n: &NodeParts<'_>) -> Vec<u8> {
             types.push(ty);
         }
     }
-    put_len(&mut out, types.len());
+    put_len(out, types.len());
     for t in &types {
-        put_bytes(&mut out, t.as_bytes());
+        put_bytes(out, t.as_bytes());
     }
-    put_len(&mut out, rows.len());
+    put_len(out, rows.len());
     for &(i, d) in rows {
         let r = p.row(i);
         let props = r.props != codec::EMPTY_PROPS;
@@ -163,19 +170,18 @@ pub(crate) fn encode_node(p: &Partition, n: &NodeParts<'_>) -> Vec<u8> {
             | if props { HAS_PROPS } else { 0 }
             | if r.id != 0 { HAS_ID } else { 0 };
         out.push(head);
-        put_len(&mut out, types.iter().position(|t| *t == r.ty).unwrap_or(0));
-        put_bytes(&mut out, r.other);
+        put_len(out, types.iter().position(|t| *t == r.ty).unwrap_or(0));
+        put_bytes(out, r.other);
         if r.id != 0 {
-            put_len(&mut out, r.id as usize);
+            put_len(out, r.id as usize);
         }
         if let Some(w) = r.weight {
             out.extend_from_slice(&w.to_le_bytes());
         }
         if props {
-            put_bytes(&mut out, r.props);
+            put_bytes(out, r.props);
         }
     }
-    out
 }
 
 /// The fields of one row, borrowed from a partition.
@@ -461,7 +467,8 @@ impl<'a> Reader<'a> {
         None
     }
 
-    fn bytes(&mut self) -> Option<Range<usize>> {
+    /// The range of a length-prefixed byte string.
+    pub(crate) fn bytes(&mut self) -> Option<Range<usize>> {
         let n = self.len()?;
         let end = self.at.checked_add(n).filter(|&e| e <= self.buf.len())?;
         let r = self.at..end;

@@ -32,7 +32,7 @@ impl View {
     }
 
     /// Merges newer states of partitions in: each is taken when its version is higher than
-    /// the one held.
+    /// the one held, or the same version was since promoted or evicted whole.
     pub fn install(&self, fresh: impl IntoIterator<Item = (u32, Live)>) {
         let mut w = self.0.write().unwrap_or_else(|e| e.into_inner());
         let mut next: Option<LiveGenerations> = None;
@@ -40,8 +40,16 @@ impl View {
             let cur = next.as_ref().unwrap_or(&**w);
             let Some(slot) = cur.get(p as usize) else { continue };
             let newer = l.version != 0 && slot.as_ref().is_none_or(|s| l.version > s.version);
+            let rebucketed = slot
+                .as_ref()
+                .is_some_and(|s| l.version == s.version && l.hot_buckets != s.hot_buckets);
             if newer {
                 next.get_or_insert_with(|| (**w).clone())[p as usize] = Some(l);
+            } else if rebucketed {
+                // Only the hot tier's layout changed: the rest is what this view holds.
+                if let Some(s) = next.get_or_insert_with(|| (**w).clone())[p as usize].as_mut() {
+                    s.hot_buckets = l.hot_buckets;
+                }
             }
         }
         if let Some(n) = next {

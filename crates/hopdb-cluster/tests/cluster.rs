@@ -555,3 +555,56 @@ fn object_store_faults_are_clean_errors_and_reads_resume() {
         assert_same_graph(&g, &c);
     }
 }
+
+#[test]
+fn metadata_of_format_2_is_upgraded_on_opening_and_a_newer_one_refused() {
+    let Some(pg) = server() else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let conn = pg.create_database("upgrade").unwrap();
+    let cfg = config(&conn, cold.path(), 7);
+    assert!(Cluster::init(&cfg).unwrap());
+    load(&Cluster::open(cfg.clone()).unwrap(), &g, 2);
+    // What a cluster made before hot-tier buckets holds: format 2, without their columns.
+    let mut client = postgres::Client::connect(&conn, postgres::NoTls).unwrap();
+    let format = |client: &mut postgres::Client| -> String {
+        client
+            .query_one("SELECT value FROM hopdb_cluster WHERE key = 'format'", &[])
+            .unwrap()
+            .get(0)
+    };
+    client
+        .batch_execute(
+            "ALTER TABLE partition_metadata DROP COLUMN hot_buckets, DROP COLUMN hot_keys; \
+             UPDATE hopdb_cluster SET value = '2' WHERE key = 'format'",
+        )
+        .unwrap();
+    let c = Cluster::open(cfg.clone()).unwrap();
+    assert_eq!(format(&mut client), "3");
+    assert_eq!(assert_same_graph(&g, &c), 40);
+    assert!(c
+        .status()
+        .unwrap()
+        .iter()
+        .all(|s| s.hot_keys == 0 && s.hot_buckets == 0));
+    assert!(
+        !Cluster::init(&cfg).unwrap(),
+        "init of an upgraded cluster changes nothing"
+    );
+    // `init` upgrades too.
+    client
+        .batch_execute(
+            "ALTER TABLE partition_metadata DROP COLUMN hot_buckets, DROP COLUMN hot_keys; \
+             UPDATE hopdb_cluster SET value = '2' WHERE key = 'format'",
+        )
+        .unwrap();
+    assert!(!Cluster::init(&cfg).unwrap());
+    assert_eq!(format(&mut client), "3");
+    assert_eq!(assert_same_graph(&g, &Cluster::open(cfg.clone()).unwrap()), 40);
+    // A format this version does not know is refused, naming it.
+    client
+        .batch_execute("UPDATE hopdb_cluster SET value = '9' WHERE key = 'format'")
+        .unwrap();
+    let e = Cluster::open(cfg).err().unwrap().to_string();
+    assert!(e.contains("metadata format 9"), "{e}");
+}

@@ -120,11 +120,15 @@ fn partitions_are_promoted_and_evicted_whole_and_a_reload_is_never_served_stale(
     let report = c.promote_partitions(&[0, 1, 2]).unwrap();
     let want: u64 = (0..3).map(|p| status[p].vertex_count).sum();
     assert_eq!((report.partitions, report.nodes), (3, want));
-    assert_eq!(r.keys(), want);
+    // Small nodes share keys (buckets of about 16); the metadata counts every key written.
+    assert_eq!(r.keys(), report.keys);
+    assert!(report.keys * 3 < want, "{} keys for {want} nodes", report.keys);
     let status = c.status().unwrap();
     let hot: Vec<u32> = status.iter().filter(|s| s.is_hot()).map(|s| s.partition).collect();
     assert_eq!(hot, vec![0, 1, 2]);
     assert!(status[0].hot_bytes > 0 && status[0].hot_nodes == status[0].vertex_count);
+    assert!(status[0].hot_buckets > 0 && status[0].hot_keys > 0);
+    assert_eq!(status.iter().map(|s| s.hot_keys).sum::<u64>(), report.keys);
     // Reads of hot partitions are hits; the rest miss and are not promoted (promote_on_miss off).
     assert_same_graph(&g, &c);
     let s = c.hot_stats().unwrap();
@@ -133,10 +137,10 @@ fn partitions_are_promoted_and_evicted_whole_and_a_reload_is_never_served_stale(
         (want * 10, (g.node_count().unwrap() - want) * 10),
         "{s:?}"
     );
-    assert_eq!(r.keys(), want);
+    assert_eq!(r.keys(), report.keys);
     let evicted = c.evict_partitions(&[1]).unwrap();
-    assert_eq!(evicted.entries, status[1].vertex_count);
-    assert_eq!(r.keys(), want - status[1].vertex_count);
+    assert_eq!(evicted.entries, status[1].hot_keys);
+    assert_eq!(r.keys(), report.keys - status[1].hot_keys);
     assert!(!c.status().unwrap()[1].is_hot());
 
     // A reload makes new generations: the old entries are never read again.
@@ -161,7 +165,7 @@ fn partitions_are_promoted_and_evicted_whole_and_a_reload_is_never_served_stale(
     );
     // Evicting after the reload removes the entries of the generation that was promoted too.
     let evicted = c.evict_partitions(&[0, 2]).unwrap();
-    assert_eq!(evicted.entries, status[0].vertex_count + status[2].vertex_count);
+    assert_eq!(evicted.entries, status[0].hot_keys + status[2].hot_keys);
     assert_eq!(r.keys(), 0);
 }
 
@@ -225,7 +229,7 @@ fn promote_auto_keeps_the_hottest_partitions_that_fit_the_budget() {
         .unwrap()
         .iter()
         .filter(|s| s.is_hot())
-        .map(|s| s.hot_nodes)
+        .map(|s| s.hot_keys)
         .sum();
     assert_eq!(r.keys(), entries, "Redis holds exactly the hot partitions");
 }
@@ -241,7 +245,7 @@ fn a_killed_primary_fails_over_and_no_read_goes_wrong() {
     let c = new_cluster_with(&pg, "hot_failover", cold.path(), 16, &hot_sections(&r, 64, false));
     load(&c, &g, 2);
     let all: Vec<u32> = (0..16).collect();
-    c.promote_partitions(&all).unwrap();
+    let redis_keys = c.promote_partitions(&all).unwrap().keys;
     let keys = all_keys(&g);
     // Let the replicas catch up before a primary dies.
     let want_keys = g.node_count().unwrap();
@@ -250,7 +254,7 @@ fn a_killed_primary_fails_over_and_no_read_goes_wrong() {
         .filter_map(|i| r.cli(i, &["dbsize"]).ok())
         .map(|o| o.trim().parse::<u64>().unwrap_or(0))
         .sum::<u64>()
-        < 2 * want_keys
+        < 2 * redis_keys
     {
         assert!(Instant::now() < deadline, "replication did not catch up");
         std::thread::sleep(Duration::from_millis(50));
@@ -387,4 +391,35 @@ fn a_write_is_never_answered_stale_from_the_hot_tier() {
     assert_eq!(assert_same_graph(&g, &c), 39);
     assert!(c.wait_promotions(Duration::from_secs(10)));
     assert_eq!(assert_same_graph(&g, &c), 39);
+}
+
+#[test]
+fn damaged_buckets_send_reads_to_the_cold_tier() {
+    let Some(pg) = server() else { return };
+    let Some(r) = redis(3, 0) else { return };
+    let cold = tempfile::tempdir().unwrap();
+    let g = shapes();
+    let c = new_cluster_with(&pg, "hot_damaged", cold.path(), 7, &hot_sections(&r, 64, false));
+    load(&c, &g, 2);
+    let report = c.promote_partitions(&(0..7).collect::<Vec<_>>()).unwrap();
+    assert!(report.keys < report.nodes, "{report:?}");
+    assert_eq!(assert_same_graph(&g, &c), 40);
+    let before = c.hot_stats().unwrap();
+    assert_eq!(
+        before.misses, 0,
+        "every node is in a bucket or under its own key: {before:?}"
+    );
+    // Every bucket cut short: each read finds it damaged and asks the cold tier instead.
+    let mut damaged = 0;
+    for i in r.current_masters() {
+        let listed = r.cli(i, &["--scan", "--pattern", "{p*}:b*"]).unwrap();
+        for key in listed.lines().filter(|k| !k.is_empty()) {
+            r.cli(i, &["set", key, "\u{1}\u{5}ab"]).unwrap();
+            damaged += 1;
+        }
+    }
+    assert!(damaged > 0 && damaged <= report.keys, "{damaged} buckets");
+    assert_eq!(assert_same_graph(&g, &c), 40);
+    let after = c.hot_stats().unwrap();
+    assert!(after.misses > before.misses, "{before:?} -> {after:?}");
 }
