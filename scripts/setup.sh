@@ -12,6 +12,8 @@ command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need_apt+=(postgresql)
 # ... and a private Redis Cluster for its hot tier (redis-server brings redis-cli).
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+# The explorer's browser test drives Debian's Chromium (python/tests/test_explorer.py).
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from apt" >&2
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -28,6 +30,17 @@ if [ "$(cat "$minio_dir/minio.version" 2>/dev/null)" != "$MINIO_VERSION" ] && co
   GOBIN="$minio_dir" go install "github.com/minio/minio@$MINIO_VERSION" >&2
   echo "$MINIO_VERSION" >"$minio_dir/minio.version"
   go clean -cache -modcache >/dev/null 2>&1 || true
+fi
+# The explorer's build and browser-test packages (esbuild, playwright-core, the page's
+# libraries: crates/hopdb-explorer/web), from the npm registry, when Node.js is there.
+web="$(dirname "$0")/../crates/hopdb-explorer/web"
+if command -v npm >/dev/null 2>&1; then
+  lock_sum=$(sha256sum "$web/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$web/node_modules/.lock.sha256" 2>/dev/null)" != "$lock_sum" ]; then
+    echo "setup: installing the explorer's npm packages (crates/hopdb-explorer/web)" >&2
+    (cd "$web" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    echo "$lock_sum" >"$web/node_modules/.lock.sha256"
+  fi
 fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found; install Rust (rustup) first" >&2

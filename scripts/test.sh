@@ -13,6 +13,14 @@ python3 scripts/check_requirements.py
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo fmt --all -- --check
 ruff check python bench scripts
+# The explorer's page as committed is what its source builds (crates/hopdb-explorer/web).
+if [ -d crates/hopdb-explorer/web/node_modules ]; then
+  (cd crates/hopdb-explorer/web && npm run --silent build >/dev/null)
+  git diff --exit-code --stat -- crates/hopdb-explorer/assets || {
+    echo "test: crates/hopdb-explorer/assets is stale: run npm run build in crates/hopdb-explorer/web and commit" >&2
+    exit 1
+  }
+fi
 # One profile (release) for tests, benches, the CLI and the Python wheel: RocksDB is built once.
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo test --release --workspace

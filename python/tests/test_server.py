@@ -517,6 +517,9 @@ def test_http_health_metrics_and_the_query_api(tmp_path):
                 "hopdb_plan_cache_misses_total",
                 "hopdb_rocksdb_memtable_bytes",
                 "hopdb_rocksdb_block_cache_usage_bytes",
+                "hopdb_rocksdb_compactions_running",
+                "hopdb_rocksdb_compaction_pending_bytes",
+                "hopdb_rocksdb_immutable_memtables",
                 "hopdb_store_nodes 1",
             ]:
                 assert series in metrics, f"{series} not in\n{metrics}"

@@ -77,9 +77,11 @@ pub struct ServeArgs {
     /// On shutdown, how long to wait for running statements before exiting anyway.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub shutdown_grace: u64,
-    /// Where to answer HTTP, HOST:PORT, or `off`: GET /health (/health/live, /health/ready;
-    /// 503 while stopping), GET /metrics (Prometheus) and Neo4j's query API (POST
-    /// /db/neo4j/query/v2, with HTTP Basic credentials when authentication is on). Default
+    /// Where to answer HTTP, HOST:PORT, or `off`: the graph explorer in a browser (GET
+    /// /browser/: search, expand, Cypher, algorithms; it logs on as the users below), GET
+    /// /health (/health/live, /health/ready; 503 while stopping), GET /metrics (Prometheus)
+    /// and Neo4j's query API (POST /db/neo4j/query/v2, with HTTP Basic credentials when
+    /// authentication is on). Default
     /// 127.0.0.1:7474, skipped with a warning when taken; an address given here must be free.
     /// Plain HTTP (no TLS).
     #[arg(long, value_name = "HOST:PORT|off", conflicts_with = "no_http")]
@@ -249,7 +251,7 @@ pub fn run(a: &ServeArgs) -> Result<()> {
     );
     match (server.http_addr(), &http) {
         (Some(addr), _) => eprintln!(
-            "hopdb: HTTP on http://{addr}: /health, /metrics, POST /db/neo4j/query/v2{}",
+            "hopdb: HTTP on http://{addr}: the explorer at http://{addr}/browser/, /health, /metrics, POST /db/neo4j/query/v2{}",
             if scheme == "bolt+s" {
                 " (plain HTTP: no TLS)"
             } else {

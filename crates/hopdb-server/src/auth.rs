@@ -26,12 +26,15 @@
 //! Passwords are never stored, logged or kept after the check: only their argon2id hashes
 //! (PHC strings, with their own salt and cost parameters) are.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::fs;
+use std::hash::{BuildHasher, RandomState};
 use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use crate::lock;
 use std::time::SystemTime;
@@ -55,6 +58,14 @@ const MAX_NAME_BYTES: usize = 256;
 /// The message of every failed login, as Neo4j words it (the log says why, the client
 /// learns nothing about which part was wrong).
 const UNAUTHORIZED: &str = "The client is unauthorized due to authentication failure.";
+
+/// How long a checked user and password are accepted again without their hash being checked
+/// (Neo4j's `dbms.security.auth_cache_ttl` is 10 minutes too): the query API and the
+/// explorer send credentials with every request, and an argon2id check takes milliseconds.
+const VERIFIED_TTL: Duration = Duration::from_secs(600);
+
+/// At most this many remembered logins (the oldest go when it is full).
+const VERIFIED_MAX: usize = 1024;
 
 /// The default users file of a store: `STORE.users.json`, beside the store directory (for a
 /// path without a last component, such as `.`, the absolute path is used when it exists).
@@ -460,6 +471,39 @@ enum Mode {
 pub(crate) struct Authenticator {
     mode: Mode,
     gate: Gate,
+    verified: Verified,
+}
+
+/// Logins checked lately: a keyed hash of the user and password (never the password) -> the
+/// users file they were checked against and when. A changed users file (a new password, a
+/// removed user) is a new `Arc`, so nothing checked against the old one is accepted.
+#[derive(Default)]
+struct Verified {
+    key: RandomState,
+    seen: Mutex<HashMap<u64, (Arc<Users>, Instant)>>,
+}
+
+impl Verified {
+    fn id(&self, user: &str, password: &str) -> u64 {
+        self.key.hash_one((user, password))
+    }
+
+    fn holds(&self, id: u64, users: &Arc<Users>) -> bool {
+        lock(&self.seen)
+            .get(&id)
+            .is_some_and(|(u, at)| Arc::ptr_eq(u, users) && at.elapsed() < VERIFIED_TTL)
+    }
+
+    fn insert(&self, id: u64, users: &Arc<Users>) {
+        let mut seen = lock(&self.seen);
+        if seen.len() >= VERIFIED_MAX {
+            seen.retain(|_, (u, at)| Arc::ptr_eq(u, users) && at.elapsed() < VERIFIED_TTL);
+            if seen.len() >= VERIFIED_MAX {
+                seen.clear();
+            }
+        }
+        seen.insert(id, (users.clone(), Instant::now()));
+    }
 }
 
 impl Authenticator {
@@ -489,7 +533,11 @@ impl Authenticator {
                 }
             }
         };
-        Ok(Self { mode, gate })
+        Ok(Self {
+            mode,
+            gate,
+            verified: Verified::default(),
+        })
     }
 
     /// Whether credentials are checked.
@@ -567,10 +615,18 @@ impl Authenticator {
         let Some(users) = self.current(path, loaded) else {
             return refuse("the users file cannot be read");
         };
+        let id = self.verified.id(principal, password);
+        if self.verified.holds(id, &users) {
+            tracing::debug!(conn, %peer, user = ?shorten(principal), "user logged on (checked lately)");
+            return Ok(Some(principal.to_owned()));
+        }
         let ok = {
             let _permit = self.gate.enter();
             users.verify(principal, password)
         };
+        if ok {
+            self.verified.insert(id, &users);
+        }
         if !ok {
             let why = if users.contains(principal) {
                 "wrong password"
@@ -689,6 +745,41 @@ mod tests {
             default_users_path(Path::new(".")),
             cwd.with_file_name(format!("{name}.users.json"))
         );
+    }
+
+    #[test]
+    fn a_checked_login_is_remembered_until_the_users_file_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("users.json");
+        let mut users = Users::default();
+        users.set_password("ada", "s3cret").unwrap();
+        users.save(&path).unwrap();
+        let auth = Authenticator::new(&AuthConfig::UsersFile(path.clone())).unwrap();
+        let peer = SocketAddr::from(([127, 0, 0, 1], 1));
+        let login = |user: &str, password: &str| {
+            let token = AuthToken {
+                scheme: "basic".into(),
+                principal: Some(user.into()),
+                credentials: Some(password.into()),
+                realm: None,
+                other: Vec::new(),
+            };
+            auth.authenticate(&token, 0, peer).is_ok()
+        };
+        let remembered = || lock(&auth.verified.seen).len();
+        assert!(login("ada", "s3cret"));
+        assert_eq!(remembered(), 1);
+        assert!(login("ada", "s3cret"), "answered from what was remembered");
+        assert_eq!(remembered(), 1);
+        assert!(!login("ada", "wrong"), "only the password checked is remembered");
+        assert!(!login("bob", "s3cret"));
+        assert_eq!(remembered(), 1, "failures are never remembered");
+        // A new password: the file changes, the old one is refused at once.
+        std::thread::sleep(Duration::from_millis(20));
+        users.set_password("ada", "other").unwrap();
+        users.save(&path).unwrap();
+        assert!(!login("ada", "s3cret"));
+        assert!(login("ada", "other"));
     }
 
     #[test]

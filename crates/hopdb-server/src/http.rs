@@ -7,7 +7,12 @@
 //! * `POST /db/{name}/query/v2`: Neo4j's query API ([`crate::query_api`]); with
 //!   authentication on, HTTP Basic credentials are checked against the users file as Bolt's
 //!   `basic` scheme is (`401` with `Neo.ClientError.Security.Unauthorized` otherwise).
-//! * `GET /`: Neo4j's discovery document (where Bolt and the query API are).
+//! * `GET /`: Neo4j's discovery document (where Bolt and the query API are); a browser
+//!   (`Accept: text/html`) is sent to `/browser/`.
+//! * `GET /browser/`: the graph explorer ([`hopdb_explorer`]), a page built into the binary.
+//!   Its first page (a login form and a loader) is public; with authentication on, the rest of
+//!   its code is served only with valid HTTP Basic credentials, and every query it makes is
+//!   checked as any other, so an unauthenticated client gets nothing but the login form.
 //!
 //! [tiny_http] parses requests on a thread per connection and queues them; one dispatcher
 //! thread takes them from the queue, answers health, metrics and discovery itself (they take
@@ -225,9 +230,17 @@ fn route(rq: Request, engine: &QueryEngine, shared: &Arc<Shared>, workers: &Arc<
                 &[],
             );
         }
+        "/" if get && header(&rq, "Accept").is_some_and(|a| a.contains("text/html")) => {
+            redirect(rq, shared, "/browser/");
+        }
         "/" if get => {
             let body = discovery(shared);
             send_json(rq, shared, Endpoint::Other, 200, &body);
+        }
+        "/browser" if get => redirect(rq, shared, "/browser/"),
+        p if get && p.starts_with("/browser/") => {
+            let name = p.trim_start_matches("/browser/").to_owned();
+            browser(rq, &name, shared, workers);
         }
         "/health" | "/health/live" | "/health/ready" | "/metrics" | "/" => {
             method_not_allowed(rq, shared, "GET");
@@ -242,7 +255,7 @@ fn route(rq: Request, engine: &QueryEngine, shared: &Arc<Shared>, workers: &Arc<
                 let message = if p.starts_with("/db/") && p.contains("/query/v2/tx") {
                     format!("{p}: explicit transactions over HTTP are not supported by HopDB; send each statement to /db/{DATABASE_NAME}/query/v2, or use Bolt")
                 } else {
-                    format!("{p}: no such endpoint (there are /health, /metrics and POST /db/{DATABASE_NAME}/query/v2)")
+                    format!("{p}: no such endpoint (there are /health, /metrics, /browser/ and POST /db/{DATABASE_NAME}/query/v2)")
                 };
                 let e = ApiError::new("Neo.ClientError.Request.Invalid", message);
                 send_json(rq, shared, Endpoint::Other, 404, &e.reply().body);
@@ -275,6 +288,70 @@ fn discovery(shared: &Shared) -> Json {
         "neo4j_edition": "community",
         "server": concat!("HopDB/", env!("CARGO_PKG_VERSION")),
     })
+}
+
+fn redirect(rq: Request, shared: &Shared, to: &str) {
+    let location = Header::from_bytes("Location", to).ok();
+    send(
+        rq,
+        shared,
+        Endpoint::Browser,
+        301,
+        "text/plain",
+        Vec::new(),
+        location.as_slice(),
+    );
+}
+
+/// An asset of the explorer's page (`name` under `/browser/`; empty: the page itself).
+fn browser(rq: Request, name: &str, shared: &Arc<Shared>, workers: &Arc<Workers>) {
+    let Some(asset) = hopdb_explorer::asset(if name.is_empty() { "index.html" } else { name }) else {
+        let e = ApiError::new(
+            "Neo.ClientError.Request.Invalid",
+            format!("/browser/{name}: the explorer has no such file"),
+        );
+        return send_json(rq, shared, Endpoint::Browser, 404, &e.reply().body);
+    };
+    if asset.public || !shared.auth.enabled() {
+        return send_asset(rq, shared, asset);
+    }
+    // Checking a password hash takes milliseconds: on a thread of its own, as a query is.
+    let Some(slot) = workers.admit(shared.config.max_connections) else {
+        let e = ApiError::new(
+            "Neo.TransientError.Request.NoThreadsAvailable",
+            "the server is busy: retry later",
+        );
+        return send_json(rq, shared, Endpoint::Browser, 503, &e.reply().body);
+    };
+    let shared = shared.clone();
+    let spawned = thread::Builder::new().name("http-browser".into()).spawn(move || {
+        match authorize(&rq, &shared) {
+            Ok(()) => send_asset(rq, &shared, asset),
+            // No challenge header: the page asks for credentials with its own form.
+            Err(e) => send_json(rq, &shared, Endpoint::Browser, e.status(), &e.reply().body),
+        }
+        drop(slot);
+    });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "cannot start a thread for an explorer asset");
+    }
+}
+
+fn send_asset(rq: Request, shared: &Shared, asset: &hopdb_explorer::Asset) {
+    // Not cached, so a new binary's page is what a reload shows.
+    let headers: Vec<Header> = [("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
+        .iter()
+        .filter_map(|(k, v)| Header::from_bytes(*k, *v).ok())
+        .collect();
+    send(
+        rq,
+        shared,
+        Endpoint::Browser,
+        200,
+        asset.content_type,
+        asset.bytes.to_vec(),
+        &headers,
+    );
 }
 
 fn method_not_allowed(rq: Request, shared: &Shared, allowed: &'static str) {

@@ -13,6 +13,7 @@
 //! | `hopdb_http_requests_total` | counter | `endpoint` (`health`, `metrics`, `query`, `other`), `status` |
 //! | `hopdb_store_nodes`, `hopdb_store_relationships` | gauge | |
 //! | `hopdb_rocksdb_sst_bytes`, `_live_data_bytes`, `_memtable_bytes`, `_block_cache_usage_bytes`, `_block_cache_pinned_bytes`, `_table_readers_bytes`, `_sst_files`, `_wal_bytes` | gauge | |
+//! | `hopdb_rocksdb_compactions_running`, `_compaction_pending_bytes`, `_flushes_running`, `_immutable_memtables` | gauge | |
 //! | `hopdb_key_index_bytes` | gauge | |
 //!
 //! A statement's kind comes from its cached plan, as the Bolt summary's `type`: `r` is
@@ -113,6 +114,8 @@ pub(crate) enum Endpoint {
     Metrics,
     /// `/db/{name}/query/v2`.
     Query,
+    /// The explorer's page and its assets (`/browser/...`).
+    Browser,
     /// Anything else (404, 405).
     Other,
 }
@@ -123,6 +126,7 @@ impl Endpoint {
             Endpoint::Health => "health",
             Endpoint::Metrics => "metrics",
             Endpoint::Query => "query",
+            Endpoint::Browser => "browser",
             Endpoint::Other => "other",
         }
     }
@@ -169,6 +173,10 @@ struct StoreGauges {
     key_index_bytes: IntGauge,
     sst_files: IntGauge,
     wal_bytes: IntGauge,
+    compactions_running: IntGauge,
+    compaction_pending_bytes: IntGauge,
+    flushes_running: IntGauge,
+    immutable_memtables: IntGauge,
 }
 
 fn gauge(registry: &Registry, name: &str, help: &str) -> prometheus::Result<IntGauge> {
@@ -278,6 +286,18 @@ impl Metrics {
             )?,
             sst_files: gauge(r, "hopdb_rocksdb_sst_files", "SST files over all levels and column families")?,
             wal_bytes: gauge(r, "hopdb_rocksdb_wal_bytes", "Size of the write-ahead log files")?,
+            compactions_running: gauge(r, "hopdb_rocksdb_compactions_running", "Compactions running now")?,
+            compaction_pending_bytes: gauge(
+                r,
+                "hopdb_rocksdb_compaction_pending_bytes",
+                "Bytes RocksDB estimates compaction must rewrite to bring every level within its target",
+            )?,
+            flushes_running: gauge(r, "hopdb_rocksdb_flushes_running", "Memtable flushes running now")?,
+            immutable_memtables: gauge(
+                r,
+                "hopdb_rocksdb_immutable_memtables",
+                "Full memtables waiting to be flushed",
+            )?,
         };
         Ok(Metrics {
             latency,
@@ -368,6 +388,10 @@ impl Metrics {
         s.table_readers_bytes.set(as_i64(st.table_readers_bytes));
         s.sst_files.set(as_i64(st.sst_files));
         s.wal_bytes.set(as_i64(st.wal_bytes));
+        s.compactions_running.set(as_i64(st.compactions_running));
+        s.compaction_pending_bytes.set(as_i64(st.compaction_pending_bytes));
+        s.flushes_running.set(as_i64(st.flushes_running));
+        s.immutable_memtables.set(as_i64(st.immutable_memtables));
         s.key_index_bytes.set(as_i64(memory.key_index_bytes));
         // A cluster's query node counts the cluster's graph (its local store is empty).
         let counted = match engine.remote() {

@@ -18,6 +18,9 @@
 //!   `12:50:35.556+01:00`, `P14DT16H12M`); points as extended WKT (`SRID=4326;POINT (12.5 56.25)`); nodes as `{"elementId", "labels", "properties"}`;
 //!   relationships as `{"elementId", "startNodeElementId", "endNodeElementId", "type",
 //!   "properties"}`; paths as the array of their nodes and relationships in walk order.
+//! * `EXPLAIN` adds `"queryPlan"`, `PROFILE` `"profiledQueryPlan"`, as Neo4j's API does: a
+//!   tree of `{"operatorType", "arguments", "identifiers", "children"}`, profiled operators
+//!   with `"records"`, `"time"` (ns, children excluded) and `"dbHits"` (HopDB counts none: 0).
 //!   Element ids and properties are those Bolt clients see (the node key `_key` is not a
 //!   property; return `n._key` for it).
 //!
@@ -29,8 +32,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use base64::Engine as _;
+use hopdb_cypher::ast::Statement;
 use hopdb_cypher::{
-    CypherError, Map, NodeRef, Params, PathValue, QueryEngine, QueryOptions, QueryStats, RelRef, Value,
+    CypherError, Map, NodeRef, Params, PathValue, PlanDescription, QueryEngine, QueryOptions, QueryStats, RelRef, Value,
 };
 use hopdb_database::Control;
 use serde_json::{json, Value as Json};
@@ -244,6 +248,7 @@ fn run(
         }
     };
     let kind = Kind::from(query_type(&plan));
+    let profile = matches!(plan.statement, Statement::Profile(_));
     if req.read_only && !plan.read_only {
         return Err(ApiError::new(
             "Neo.ClientError.Statement.AccessMode",
@@ -279,6 +284,10 @@ fn run(
     if req.counters {
         body.insert("counters".into(), counters(result.stats()));
     }
+    if let Some(p) = result.plan() {
+        let key = if profile { "profiledQueryPlan" } else { "queryPlan" };
+        body.insert(key.into(), plan_json(p, profile));
+    }
     body.insert(
         "bookmarks".into(),
         json!([format!("hopdb:{}", engine.database().graph().version())]),
@@ -287,6 +296,29 @@ fn run(
         status: 202,
         body: Json::Object(body),
     })
+}
+
+/// A plan operator and its inputs, as Neo4j's query API describes them.
+fn plan_json(p: &PlanDescription, profile: bool) -> Json {
+    let mut args = serde_json::Map::new();
+    args.insert("EstimatedRows".into(), float(p.estimated_rows));
+    if !p.details.is_empty() {
+        args.insert("Details".into(), json!(p.details));
+    }
+    let mut m = serde_json::Map::new();
+    m.insert("operatorType".into(), json!(p.operator));
+    m.insert("arguments".into(), Json::Object(args));
+    m.insert("identifiers".into(), json!([]));
+    m.insert(
+        "children".into(),
+        Json::Array(p.children.iter().map(|c| plan_json(c, profile)).collect()),
+    );
+    if profile {
+        m.insert("records".into(), json!(p.rows.unwrap_or(0)));
+        m.insert("time".into(), json!(p.time_ns.unwrap_or(0)));
+        m.insert("dbHits".into(), json!(0));
+    }
+    Json::Object(m)
 }
 
 /// The query API's counters: every one, zeros included (removed properties count as set, as
@@ -469,6 +501,52 @@ mod tests {
         assert_eq!(c["propertiesSet"], 3);
         assert_eq!(c["containsUpdates"], true);
         assert_eq!(c["indexesAdded"], 0);
+    }
+
+    #[test]
+    fn explain_and_profile_carry_their_plans() {
+        let engine = QueryEngine::new(Database::in_memory());
+        let r = call(
+            &engine,
+            "neo4j",
+            r#"{"statement": "UNWIND range(1, 5) AS x CREATE (:N {x: x})"}"#,
+        );
+        assert_eq!(r.status, 202, "{}", r.body);
+        let statement = "MATCH (n:N) WHERE n.x > 2 RETURN n.x ORDER BY n.x";
+        let r = call(
+            &engine,
+            "neo4j",
+            &json!({ "statement": format!("EXPLAIN {statement}") }).to_string(),
+        );
+        assert_eq!(r.status, 202, "{}", r.body);
+        assert!(r.body.get("profiledQueryPlan").is_none());
+        let plan = &r.body["queryPlan"];
+        assert!(
+            plan["operatorType"].as_str().unwrap().contains("ProduceResults"),
+            "{plan}"
+        );
+        assert!(plan["children"].as_array().is_some_and(|c| !c.is_empty()), "{plan}");
+        assert!(plan.get("records").is_none(), "EXPLAIN runs nothing: {plan}");
+        assert_eq!(r.body["data"]["values"], json!([]));
+
+        let r = call(
+            &engine,
+            "neo4j",
+            &json!({ "statement": format!("PROFILE {statement}") }).to_string(),
+        );
+        assert_eq!(r.status, 202, "{}", r.body);
+        assert!(r.body.get("queryPlan").is_none());
+        let plan = &r.body["profiledQueryPlan"];
+        assert_eq!(plan["records"], 3, "the root produced the 3 rows: {plan}");
+        assert_eq!(r.body["data"]["values"], json!([[3], [4], [5]]));
+        // Every operator down the tree carries its own figures.
+        let mut stack = vec![plan];
+        while let Some(op) = stack.pop() {
+            assert!(op["time"].is_u64() && op["records"].is_u64(), "{op}");
+            stack.extend(op["children"].as_array().unwrap());
+        }
+        let plain = call(&engine, "neo4j", &json!({ "statement": statement }).to_string());
+        assert!(plain.body.get("queryPlan").is_none() && plain.body.get("profiledQueryPlan").is_none());
     }
 
     #[test]

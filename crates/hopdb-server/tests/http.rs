@@ -29,6 +29,20 @@ fn start_http() -> ServerHandle {
     serve(QueryEngine::new(Database::in_memory()), config()).unwrap()
 }
 
+/// A server whose users file (in `dir`) lists `ada`, password `s3cret`.
+fn start_with_ada(dir: &std::path::Path) -> ServerHandle {
+    let path = dir.join("users.json");
+    let mut users = Users::default();
+    users.set_password("ada", "s3cret").unwrap();
+    users.save(&path).unwrap();
+    let auth = AuthConfig::UsersFile(path);
+    serve(
+        QueryEngine::new(Database::in_memory()),
+        ServerConfig { auth, ..config() },
+    )
+    .unwrap()
+}
+
 /// An HTTP response: status, headers (lower-case names) and body.
 struct Http {
     status: u16,
@@ -77,10 +91,29 @@ fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)],
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    Http {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
+    let mut body = raw[split + 4..].to_vec();
+    let chunked = |h: &Vec<(String, String)>| {
+        h.iter()
+            .any(|(k, v)| k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"))
+    };
+    if chunked(&headers) {
+        body = dechunk(&body);
+    }
+    Http { status, headers, body }
+}
+
+/// A chunked body's bytes (large responses are sent chunked).
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line = raw.windows(2).position(|w| w == b"\r\n").expect("a chunk size line");
+        let size = usize::from_str_radix(std::str::from_utf8(&raw[..line]).unwrap().trim(), 16).unwrap();
+        raw = &raw[line + 2..];
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&raw[..size]);
+        raw = &raw[size + 2..];
     }
 }
 
@@ -286,6 +319,10 @@ fn metrics_count_bolt_and_http_statements() {
         "hopdb_rocksdb_block_cache_usage_bytes",
         "hopdb_rocksdb_sst_files",
         "hopdb_rocksdb_wal_bytes",
+        "hopdb_rocksdb_compactions_running",
+        "hopdb_rocksdb_compaction_pending_bytes",
+        "hopdb_rocksdb_flushes_running",
+        "hopdb_rocksdb_immutable_memtables",
     ] {
         assert_eq!(at(gauge), 0.0, "{gauge}: an in-memory store has no RocksDB");
     }
@@ -367,18 +404,7 @@ fn a_taken_http_port_fails_the_start_unless_best_effort() {
 #[test]
 fn with_users_the_query_api_wants_basic_credentials() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("users.json");
-    let mut users = Users::default();
-    users.set_password("ada", "s3cret").unwrap();
-    users.save(&path).unwrap();
-    let server = serve(
-        QueryEngine::new(Database::in_memory()),
-        ServerConfig {
-            auth: AuthConfig::UsersFile(path),
-            ..config()
-        },
-    )
-    .unwrap();
+    let server = start_with_ada(dir.path());
     let http = server.http_addr().unwrap();
     let body = json!({"statement": "RETURN 1 AS one"}).to_string();
     let post = |headers: &[(&str, &str)]| request(http, "POST", "/db/neo4j/query/v2", headers, &body);
@@ -395,5 +421,65 @@ fn with_users_the_query_api_wants_basic_credentials() {
     // Health and metrics need no credentials.
     assert_eq!(get(http, "/health").status, 200);
     assert_eq!(get(http, "/metrics").status, 200);
+    assert!(server.shutdown());
+}
+
+#[test]
+fn the_explorer_page_is_served_and_its_code_only_with_credentials() {
+    // Without users: every file of the page, with its type; a browser at / is sent there.
+    let open = start_http();
+    let http = open.http_addr().unwrap();
+    for a in hopdb_explorer::ASSETS {
+        let r = get(http, &format!("/browser/{}", a.name));
+        assert_eq!(r.status, 200, "{}", a.name);
+        assert!(
+            r.body == a.bytes,
+            "{}: {} bytes served, {} embedded",
+            a.name,
+            r.body.len(),
+            a.bytes.len()
+        );
+        assert_eq!(r.header("content-type"), Some(a.content_type));
+    }
+    let page = get(http, "/browser/");
+    assert_eq!(page.status, 200);
+    assert!(page.body == hopdb_explorer::asset("index.html").unwrap().bytes);
+    let r = get(http, "/browser");
+    assert_eq!((r.status, r.header("location")), (301, Some("/browser/")));
+    let r = request(http, "GET", "/", &[("Accept", "text/html,application/xhtml+xml")], "");
+    assert_eq!((r.status, r.header("location")), (301, Some("/browser/")));
+    assert!(
+        get(http, "/").json()["bolt_direct"].is_string(),
+        "drivers still get the discovery document"
+    );
+    let r = get(http, "/browser/../Cargo.toml");
+    assert_eq!(r.status, 404, "{}", r.text());
+    let m = get(http, "/metrics").text();
+    assert!(
+        sample(&m, "hopdb_http_requests_total{endpoint=\"browser\",status=\"200\"}").unwrap_or(0.0) >= 5.0,
+        "{m}"
+    );
+    assert!(open.shutdown());
+
+    // With users: the login page is public, the rest wants the credentials a query wants.
+    let dir = tempfile::tempdir().unwrap();
+    let server = start_with_ada(dir.path());
+    let http = server.http_addr().unwrap();
+    assert_eq!(get(http, "/browser/").status, 200);
+    for a in hopdb_explorer::ASSETS.iter().filter(|a| !a.public) {
+        let path = format!("/browser/{}", a.name);
+        let r = get(http, &path);
+        assert_eq!(r.status, 401, "{path}: {}", r.text());
+        assert!(
+            r.header("www-authenticate").is_none(),
+            "no browser dialog: the page has a form"
+        );
+        assert!(r.body.len() < 512 && r.body != a.bytes);
+        let wrong = request(http, "GET", &path, &[("Authorization", "Basic YWRhOndyb25n")], "");
+        assert_eq!(wrong.status, 401);
+        let ok = request(http, "GET", &path, &[("Authorization", "Basic YWRhOnMzY3JldA==")], "");
+        assert_eq!(ok.status, 200, "{path}");
+        assert!(ok.body == a.bytes, "{path}: {} bytes", ok.body.len());
+    }
     assert!(server.shutdown());
 }

@@ -133,6 +133,15 @@ pub struct StorageStats {
     /// Memory the open SST files' readers hold outside the block cache
     /// (RocksDB's `estimate-table-readers-mem`); it grows with the number of files.
     pub table_readers_bytes: u64,
+    /// Compactions running now (RocksDB's `num-running-compactions`).
+    pub compactions_running: u64,
+    /// Bytes RocksDB estimates compaction must rewrite to bring every level within its
+    /// target (`estimate-pending-compaction-bytes`, all column families).
+    pub compaction_pending_bytes: u64,
+    /// Memtable flushes running now (`num-running-flushes`).
+    pub flushes_running: u64,
+    /// Full memtables waiting to be flushed (`num-immutable-mem-table`, all column families).
+    pub immutable_memtables: u64,
 }
 
 /// A sorted run of records for one column family, built beside the engine and added to it

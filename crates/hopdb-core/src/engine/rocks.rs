@@ -667,6 +667,7 @@ impl Engine for RocksEngine {
                     .sum()
             })
             .unwrap_or(0);
+        let db_wide = |prop: &str| self.db.property_int_value(prop).ok().flatten().unwrap_or(0);
         let sst_files = (0..7).map(|l| sum(&format!("rocksdb.num-files-at-level{l}"))).sum();
         StorageStats {
             sst_bytes: sum("rocksdb.total-sst-files-size"),
@@ -678,6 +679,10 @@ impl Engine for RocksEngine {
             block_cache_pinned_bytes: self.cache.get_pinned_usage() as u64,
             row_cache_bytes: self.row_cache.as_ref().map_or(0, |c| c.get_usage() as u64),
             table_readers_bytes: sum("rocksdb.estimate-table-readers-mem"),
+            compactions_running: db_wide("rocksdb.num-running-compactions"),
+            compaction_pending_bytes: sum("rocksdb.estimate-pending-compaction-bytes"),
+            flushes_running: db_wide("rocksdb.num-running-flushes"),
+            immutable_memtables: sum("rocksdb.num-immutable-mem-table"),
         }
     }
 
