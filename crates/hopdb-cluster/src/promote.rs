@@ -159,8 +159,8 @@ impl Cluster {
         report.write_wait_seconds += t.elapsed().as_secs_f64();
         self.meta()?.mark_hot(&done)?;
         // This query node reads the buckets at once; the others at their next refresh.
-        let parts: Vec<u32> = done.iter().map(|d| d.partition).collect();
-        self.refresh_partitions(&parts)?;
+        self.live
+            .promoted(done.iter().map(|d| (d.partition, d.version, d.buckets)));
         report.partitions += done.len();
         report.nodes += done.iter().map(|d| d.nodes).sum::<u64>();
         report.keys += done.iter().map(|d| d.keys).sum::<u64>();

@@ -57,6 +57,23 @@ impl View {
         }
     }
 
+    /// Records that partitions were promoted whole at these versions, into these many buckets
+    /// (by this query node: the others learn it at their next refresh). A partition whose view
+    /// has moved to another version is left as it is.
+    pub fn promoted(&self, done: impl IntoIterator<Item = (u32, u64, u64)>) {
+        let mut w = self.0.write().unwrap_or_else(|e| e.into_inner());
+        let mut next = (**w).clone();
+        for (p, version, buckets) in done {
+            if let Some(Some(l)) = next
+                .get_mut(p as usize)
+                .filter(|l| l.as_ref().is_some_and(|l| l.version == version))
+            {
+                l.hot_buckets = buckets;
+            }
+        }
+        *w = Arc::new(next);
+    }
+
     /// Merges a whole view read from the metadata.
     pub fn install_all(&self, fresh: LiveGenerations) {
         self.install(fresh.into_iter().enumerate().filter_map(|(p, l)| Some((p as u32, l?))));
