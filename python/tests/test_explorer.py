@@ -161,7 +161,9 @@ def test_with_users_the_page_asks_for_a_login(africa_cdc, tmp_path):
         check=True,
         capture_output=True,
     )
-    server = Server(africa_cdc, tmp_path, ["--users", str(users)])
+    # HopDB's own benchmark charts on the store page, fetched with the login's credentials.
+    charts = ROOT / "bench" / "results"
+    server = Server(africa_cdc, tmp_path, ["--users", str(users), "--charts", str(charts)])
     try:
         base = f"http://127.0.0.1:{server.http}/browser/"
         # Only the login page is served without credentials.
@@ -170,6 +172,8 @@ def test_with_users_the_page_asks_for_a_login(africa_cdc, tmp_path):
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(base + "app.js", timeout=10)
         assert refused.value.code == 401
-        run_page_test(base, tmp_path, "--user", "ada", "--password", "s3cret", "--wrong-password", "nope")
+        result = run_page_test(base, tmp_path, "--user", "ada", "--password", "s3cret", "--wrong-password", "nope")
+        shown = [c for c in result["checks"] if c["name"] == "one figure per chart the server lists"]
+        assert shown and shown[0]["ok"] and len(shown[0]["actual"]) > 0, shown
     finally:
         server.stop()

@@ -51,7 +51,7 @@ pub struct QueryArgs {
 /// Opens the store read-write (Cypher may write), or as a secondary with `--read-only`;
 /// `auto_projection` lets reads build the adjacency projection in the background (worth it
 /// in a long-lived process, not for one query).
-pub(crate) fn open_store(a: &StoreArgs, auto_projection: bool) -> Result<Database> {
+pub(crate) fn open_store(a: &StoreArgs, auto_projection: bool, cache_statistics: bool) -> Result<Database> {
     let dir = &a.dir;
     let exists = dir.join("CURRENT").is_file();
     if !exists && (a.read_only || !a.create) {
@@ -65,7 +65,10 @@ pub(crate) fn open_store(a: &StoreArgs, auto_projection: bool) -> Result<Databas
             }
         );
     }
-    let mut cfg = Config::default();
+    let mut cfg = Config {
+        cache_statistics,
+        ..Config::default()
+    };
     if !auto_projection {
         cfg.auto_projection_bytes = 0;
     }
@@ -275,7 +278,7 @@ pub fn run(a: &QueryArgs) -> Result<()> {
     }
     let params = initial_params(&a.store)?;
     let opts = options(a.store.timeout)?;
-    let engine = QueryEngine::new(open_store(&a.store, false)?);
+    let engine = QueryEngine::new(open_store(&a.store, false, false)?);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for (i, stmt) in stmts.iter().enumerate() {

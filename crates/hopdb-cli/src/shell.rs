@@ -183,7 +183,7 @@ impl Shell {
 pub fn run(a: &ShellArgs) -> Result<()> {
     let params = query_cmd::initial_params(&a.store)?;
     let opts = query_cmd::options(a.store.timeout)?;
-    let db = query_cmd::open_store(&a.store, true)?;
+    let db = query_cmd::open_store(&a.store, true, false)?;
     let mut shell = Shell {
         engine: QueryEngine::new(db),
         params,

@@ -91,6 +91,11 @@ pub struct Config {
     /// builds unasked. About 88 bytes a node and 48 an edge at the build's peak, 70-80% of
     /// that once built. Default 512 MiB (a graph of about 8M edges).
     pub auto_projection_bytes: u64,
+    /// Count block-cache and row-cache hits and misses (RocksDB statistics, tickers only, no
+    /// timers), reported in [`crate::StorageStats`] and a server's `/metrics`. Default false:
+    /// it costs 3-7% of a sub-microsecond read (degree, find edge) embedded; `hopdb serve`
+    /// turns it on (decision 0052).
+    pub cache_statistics: bool,
 }
 
 impl Config {
@@ -130,6 +135,7 @@ impl Default for Config {
             id_cache_bytes: 24 << 20,
             warm_key_index: true,
             auto_projection_bytes: 512 << 20,
+            cache_statistics: false,
         }
     }
 }

@@ -13,6 +13,8 @@
 //!   Its first page (a login form and a loader) is public; with authentication on, the rest of
 //!   its code is served only with valid HTTP Basic credentials, and every query it makes is
 //!   checked as any other, so an unauthenticated client gets nothing but the login form.
+//!   `GET /browser/charts/index.json` lists the PNG charts under `--charts DIR` (none without
+//!   one) and `/browser/charts/<path>` serves each, with the same credentials as the page.
 //!
 //! [tiny_http] parses requests on a thread per connection and queues them; one dispatcher
 //! thread takes them from the queue, answers health, metrics and discovery itself (they take
@@ -37,6 +39,7 @@ use serde_json::{json, Value as Json};
 use tiny_http::{Header, Method, Request, Response};
 
 use crate::backend::DATABASE_NAME;
+use crate::charts;
 use crate::metrics::{self, Endpoint};
 use crate::query_api::{self, ApiError, Reply};
 use crate::server::{ServerError, Shared};
@@ -303,19 +306,72 @@ fn redirect(rq: Request, shared: &Shared, to: &str) {
     );
 }
 
-/// An asset of the explorer's page (`name` under `/browser/`; empty: the page itself).
+/// What a `/browser/...` path names: one of the page's built-in assets, or (under
+/// `charts/`) the benchmark charts of `--charts DIR`.
+enum BrowserContent {
+    Asset(&'static hopdb_explorer::Asset),
+    ChartIndex,
+    Chart(String),
+}
+
+impl BrowserContent {
+    fn of(name: &str) -> Option<BrowserContent> {
+        match name.strip_prefix("charts/") {
+            Some("index.json") => Some(BrowserContent::ChartIndex),
+            Some(rel) => Some(BrowserContent::Chart(rel.to_owned())),
+            None => hopdb_explorer::asset(if name.is_empty() { "index.html" } else { name }).map(BrowserContent::Asset),
+        }
+    }
+
+    /// Served without credentials even with authentication on: only the login page.
+    fn public(&self) -> bool {
+        matches!(self, BrowserContent::Asset(a) if a.public)
+    }
+
+    fn send(self, rq: Request, shared: &Shared) {
+        let dir = shared.config.charts_dir.as_deref();
+        match self {
+            BrowserContent::Asset(asset) => send_asset(rq, shared, asset.content_type, asset.bytes.to_vec()),
+            BrowserContent::ChartIndex => match charts::index(dir) {
+                Ok(body) => send_json(rq, shared, Endpoint::Browser, 200, &body),
+                Err(e) => {
+                    tracing::warn!(error = %e, "listing the benchmark charts failed");
+                    let e = ApiError::new("Neo.DatabaseError.General.UnknownError", e.to_string());
+                    send_json(rq, shared, Endpoint::Browser, 500, &e.reply().body);
+                }
+            },
+            BrowserContent::Chart(rel) => match dir.map(|d| charts::read(d, &rel)) {
+                Some(Ok(bytes)) => send_asset(rq, shared, "image/png", bytes),
+                Some(Err(e)) => {
+                    let e = ApiError::new("Neo.ClientError.Request.Invalid", format!("/browser/charts/{e}"));
+                    send_json(rq, shared, Endpoint::Browser, 404, &e.reply().body);
+                }
+                None => {
+                    let e = ApiError::new(
+                        "Neo.ClientError.Request.Invalid",
+                        format!("/browser/charts/{rel}: this server shows no charts (start it with --charts DIR)"),
+                    );
+                    send_json(rq, shared, Endpoint::Browser, 404, &e.reply().body);
+                }
+            },
+        }
+    }
+}
+
+/// A file of the explorer's page (`name` under `/browser/`; empty: the page itself).
 fn browser(rq: Request, name: &str, shared: &Arc<Shared>, workers: &Arc<Workers>) {
-    let Some(asset) = hopdb_explorer::asset(if name.is_empty() { "index.html" } else { name }) else {
+    let Some(content) = BrowserContent::of(name) else {
         let e = ApiError::new(
             "Neo.ClientError.Request.Invalid",
             format!("/browser/{name}: the explorer has no such file"),
         );
         return send_json(rq, shared, Endpoint::Browser, 404, &e.reply().body);
     };
-    if asset.public || !shared.auth.enabled() {
-        return send_asset(rq, shared, asset);
+    // A built-in asset is answered here; a chart reads files, and a password check takes
+    // milliseconds: those run on a thread of their own, as a query does.
+    if content.public() || (!shared.auth.enabled() && matches!(content, BrowserContent::Asset(_))) {
+        return content.send(rq, shared);
     }
-    // Checking a password hash takes milliseconds: on a thread of its own, as a query is.
     let Some(slot) = workers.admit(shared.config.max_connections) else {
         let e = ApiError::new(
             "Neo.TransientError.Request.NoThreadsAvailable",
@@ -325,33 +381,30 @@ fn browser(rq: Request, name: &str, shared: &Arc<Shared>, workers: &Arc<Workers>
     };
     let shared = shared.clone();
     let spawned = thread::Builder::new().name("http-browser".into()).spawn(move || {
-        match authorize(&rq, &shared) {
-            Ok(()) => send_asset(rq, &shared, asset),
+        let checked = if shared.auth.enabled() {
+            authorize(&rq, &shared)
+        } else {
+            Ok(())
+        };
+        match checked {
+            Ok(()) => content.send(rq, &shared),
             // No challenge header: the page asks for credentials with its own form.
             Err(e) => send_json(rq, &shared, Endpoint::Browser, e.status(), &e.reply().body),
         }
         drop(slot);
     });
     if let Err(e) = spawned {
-        tracing::warn!(error = %e, "cannot start a thread for an explorer asset");
+        tracing::warn!(error = %e, "cannot start a thread for an explorer file");
     }
 }
 
-fn send_asset(rq: Request, shared: &Shared, asset: &hopdb_explorer::Asset) {
+fn send_asset(rq: Request, shared: &Shared, content_type: &str, bytes: Vec<u8>) {
     // Not cached, so a new binary's page is what a reload shows.
     let headers: Vec<Header> = [("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")]
         .iter()
         .filter_map(|(k, v)| Header::from_bytes(*k, *v).ok())
         .collect();
-    send(
-        rq,
-        shared,
-        Endpoint::Browser,
-        200,
-        asset.content_type,
-        asset.bytes.to_vec(),
-        &headers,
-    );
+    send(rq, shared, Endpoint::Browser, 200, content_type, bytes, &headers);
 }
 
 fn method_not_allowed(rq: Request, shared: &Shared, allowed: &'static str) {

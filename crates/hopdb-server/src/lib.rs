@@ -40,6 +40,7 @@
 
 pub mod auth;
 mod backend;
+mod charts;
 pub mod convert;
 mod epoll;
 mod http;

@@ -14,6 +14,7 @@
 //! | `hopdb_store_nodes`, `hopdb_store_relationships` | gauge | |
 //! | `hopdb_rocksdb_sst_bytes`, `_live_data_bytes`, `_memtable_bytes`, `_block_cache_usage_bytes`, `_block_cache_pinned_bytes`, `_table_readers_bytes`, `_sst_files`, `_wal_bytes` | gauge | |
 //! | `hopdb_rocksdb_compactions_running`, `_compaction_pending_bytes`, `_flushes_running`, `_immutable_memtables` | gauge | |
+//! | `hopdb_rocksdb_block_cache_hits_total`, `_misses_total`, `hopdb_rocksdb_row_cache_hits_total`, `_misses_total` | counter | (absent when the store keeps no cache statistics) |
 //! | `hopdb_key_index_bytes` | gauge | |
 //!
 //! A statement's kind comes from its cached plan, as the Bolt summary's `type`: `r` is
@@ -177,6 +178,46 @@ struct StoreGauges {
     compaction_pending_bytes: IntGauge,
     flushes_running: IntGauge,
     immutable_memtables: IntGauge,
+    /// RocksDB's own tickers, copied at each scrape (the store counts; these follow).
+    caches: [CacheCounter; 4],
+}
+
+/// A counter that mirrors one of the store's cumulative counts: registered on the first
+/// scrape that has the count, so a store without statistics shows no series rather than a
+/// misleading zero.
+struct CacheCounter {
+    name: &'static str,
+    help: &'static str,
+    counter: std::sync::Mutex<Option<IntCounter>>,
+}
+
+impl CacheCounter {
+    fn new(name: &'static str, help: &'static str) -> CacheCounter {
+        CacheCounter {
+            name,
+            help,
+            counter: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Brings the counter up to the store's `count` (a counter only goes up; a concurrent
+    /// scrape is serialised by the lock, so no increment is applied twice).
+    fn follow(&self, registry: &Registry, count: Option<u64>) {
+        let Some(count) = count else { return };
+        let Ok(mut slot) = self.counter.lock() else { return };
+        if slot.is_none() {
+            match counter(registry, self.name, self.help) {
+                Ok(c) => *slot = Some(c),
+                Err(e) => {
+                    tracing::warn!(error = %e, metric = self.name, "registering a cache counter failed");
+                    return;
+                }
+            }
+        }
+        if let Some(c) = slot.as_ref() {
+            c.inc_by(count.saturating_sub(c.get()));
+        }
+    }
 }
 
 fn gauge(registry: &Registry, name: &str, help: &str) -> prometheus::Result<IntGauge> {
@@ -298,6 +339,24 @@ impl Metrics {
                 "hopdb_rocksdb_immutable_memtables",
                 "Full memtables waiting to be flushed",
             )?,
+            caches: [
+                CacheCounter::new(
+                    "hopdb_rocksdb_block_cache_hits_total",
+                    "Block-cache lookups (data, index and filter blocks) answered from the cache since the store was opened",
+                ),
+                CacheCounter::new(
+                    "hopdb_rocksdb_block_cache_misses_total",
+                    "Block-cache lookups that read the block from disk since the store was opened",
+                ),
+                CacheCounter::new(
+                    "hopdb_rocksdb_row_cache_hits_total",
+                    "Point reads answered by RocksDB's row cache since the store was opened",
+                ),
+                CacheCounter::new(
+                    "hopdb_rocksdb_row_cache_misses_total",
+                    "Point reads the row cache could not answer since the store was opened",
+                ),
+            ],
         };
         Ok(Metrics {
             latency,
@@ -393,6 +452,15 @@ impl Metrics {
         s.flushes_running.set(as_i64(st.flushes_running));
         s.immutable_memtables.set(as_i64(st.immutable_memtables));
         s.key_index_bytes.set(as_i64(memory.key_index_bytes));
+        let counts = [
+            st.block_cache_hits,
+            st.block_cache_misses,
+            st.row_cache_hits,
+            st.row_cache_misses,
+        ];
+        for (c, n) in s.caches.iter().zip(counts) {
+            c.follow(&self.registry, n);
+        }
         // A cluster's query node counts the cluster's graph (its local store is empty).
         let counted = match engine.remote() {
             Some(g) => g.node_count().and_then(|n| Ok((n, g.edge_count()?))),

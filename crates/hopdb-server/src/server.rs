@@ -64,6 +64,9 @@ pub struct ServerConfig {
     /// and adds one while every one of them is held by a long request. Default: one per core.
     /// TLS connections get a thread each.
     pub workers: usize,
+    /// A directory whose PNG charts (newest first; HopDB's `bench/results`) the explorer's
+    /// store page shows; `None` (the default): none.
+    pub charts_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for ServerConfig {
@@ -81,6 +84,7 @@ impl Default for ServerConfig {
             writer_wait: Some(Duration::from_secs(10)),
             idle_transaction_timeout: Some(Duration::from_secs(120)),
             workers: thread::available_parallelism().map_or(2, usize::from),
+            charts_dir: None,
         }
     }
 }

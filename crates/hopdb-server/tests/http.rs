@@ -326,6 +326,11 @@ fn metrics_count_bolt_and_http_statements() {
     ] {
         assert_eq!(at(gauge), 0.0, "{gauge}: an in-memory store has no RocksDB");
     }
+    assert_eq!(
+        sample(&m, "hopdb_rocksdb_block_cache_hits_total"),
+        None,
+        "an in-memory store keeps no cache statistics, so none is reported"
+    );
     assert!(at("hopdb_http_requests_total{endpoint=\"query\",status=\"202\"}") >= 2.0);
 
     // The transaction ends with its connection: the gauge goes down.
@@ -482,4 +487,108 @@ fn the_explorer_page_is_served_and_its_code_only_with_credentials() {
         assert!(ok.body == a.bytes, "{path}: {} bytes", ok.body.len());
     }
     assert!(server.shutdown());
+}
+
+#[test]
+fn metrics_report_cache_hits_and_misses_of_a_store_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    // As `hopdb serve` opens it.
+    let cfg = hopdb_database::Config {
+        cache_statistics: true,
+        ..Default::default()
+    };
+    let db = Database::open_with(dir.path().join("store"), cfg).unwrap();
+    let chain: Vec<_> = (0..200)
+        .map(|i| hopdb_database::EdgeInput::new(format!("n{i}"), "R", format!("n{}", i + 1)))
+        .collect();
+    db.graph().upsert_edges(&chain, Default::default()).unwrap();
+    // Reads of flushed data go through the block cache (a memtable read does not).
+    db.graph().flush().unwrap();
+    let server = serve(QueryEngine::new(db), config()).unwrap();
+    let http = server.http_addr().unwrap();
+    let lookups = |m: &str| {
+        let hits = sample(m, "hopdb_rocksdb_block_cache_hits_total").expect("block-cache hits");
+        let misses = sample(m, "hopdb_rocksdb_block_cache_misses_total").expect("block-cache misses");
+        (hits, misses)
+    };
+    let (h0, m0) = lookups(&get(http, "/metrics").text());
+    for i in (0..200).step_by(7) {
+        let r = query(
+            http,
+            "neo4j",
+            json!({"statement": "MATCH (n {_key: $k})-->(m) RETURN m._key", "parameters": {"k": format!("n{i}")}}),
+        );
+        assert_eq!(r.status, 202, "{}", r.text());
+    }
+    let text = get(http, "/metrics").text();
+    let (h1, m1) = lookups(&text);
+    assert!(
+        h1 + m1 > h0 + m0,
+        "reads of flushed data use the block cache: {h0}/{m0} -> {h1}/{m1}"
+    );
+    assert!(h1 > h0, "repeated reads of a small store hit the cache: {h0} -> {h1}");
+    for series in [
+        "hopdb_rocksdb_row_cache_hits_total",
+        "hopdb_rocksdb_row_cache_misses_total",
+    ] {
+        assert!(
+            sample(&text, series).is_some(),
+            "{series} is reported with the default row cache"
+        );
+    }
+    server.shutdown();
+}
+
+#[test]
+fn benchmark_charts_are_listed_and_served_from_the_charts_directory() {
+    // HopDB's own benchmark results: real charts, one folder per benchmark.
+    let results = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/results");
+    let dir = tempfile::tempdir().unwrap();
+    let users = dir.path().join("users.json");
+    let mut u = Users::default();
+    u.set_password("ada", "s3cret").unwrap();
+    u.save(&users).unwrap();
+    let server = serve(
+        QueryEngine::new(Database::in_memory()),
+        ServerConfig {
+            auth: AuthConfig::UsersFile(users),
+            charts_dir: Some(results.clone()),
+            ..config()
+        },
+    )
+    .unwrap();
+    let http = server.http_addr().unwrap();
+    let ada = [("Authorization", "Basic YWRhOnMzY3JldA==")];
+    assert_eq!(get(http, "/browser/charts/index.json").status, 401);
+    let index = request(http, "GET", "/browser/charts/index.json", &ada, "").json();
+    let charts = index["charts"].as_array().unwrap();
+    assert!(!charts.is_empty(), "{index}");
+    let modified: Vec<u64> = charts.iter().map(|c| c["modified"].as_u64().unwrap()).collect();
+    assert!(modified.windows(2).all(|w| w[0] >= w[1]), "newest first: {modified:?}");
+    for c in charts.iter().take(3) {
+        let path = c["path"].as_str().unwrap();
+        let url = format!("/browser/charts/{path}");
+        assert_eq!(get(http, &url).status, 401, "{url} wants credentials");
+        let r = request(http, "GET", &url, &ada, "");
+        assert_eq!((r.status, r.header("content-type")), (200, Some("image/png")), "{url}");
+        assert!(
+            r.body == std::fs::read(results.join(path)).unwrap(),
+            "{url}: the file's bytes"
+        );
+        assert!(r.body.starts_with(b"\x89PNG"), "{url}");
+    }
+    for bad in ["../../Cargo.toml", "../README.md", "nope/none.png", "%2e%2e/x.png"] {
+        let r = request(http, "GET", &format!("/browser/charts/{bad}"), &ada, "");
+        assert_eq!(r.status, 404, "{bad}: {}", r.text());
+    }
+    assert!(server.shutdown());
+
+    // Without a directory: an empty listing that says how to get one.
+    let plain = start_http();
+    let http = plain.http_addr().unwrap();
+    let index = get(http, "/browser/charts/index.json").json();
+    assert_eq!(index["charts"], json!([]));
+    assert!(index["reason"].as_str().unwrap().contains("--charts"));
+    assert_eq!(get(http, "/browser/charts/x.png").status, 404);
+    assert!(plain.shutdown());
 }

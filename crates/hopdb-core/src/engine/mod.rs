@@ -142,6 +142,15 @@ pub struct StorageStats {
     pub flushes_running: u64,
     /// Full memtables waiting to be flushed (`num-immutable-mem-table`, all column families).
     pub immutable_memtables: u64,
+    /// Block-cache lookups that found the block since the store was opened (`None` when
+    /// [`crate::Config::cache_statistics`] is off or the engine has no cache).
+    pub block_cache_hits: Option<u64>,
+    /// Block-cache lookups that had to read the block from a file (`None` as for hits).
+    pub block_cache_misses: Option<u64>,
+    /// Point reads the row cache answered (`None` also when there is no row cache).
+    pub row_cache_hits: Option<u64>,
+    /// Point reads the row cache could not answer (`None` as for hits).
+    pub row_cache_misses: Option<u64>,
 }
 
 /// A sorted run of records for one column family, built beside the engine and added to it

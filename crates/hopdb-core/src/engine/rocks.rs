@@ -5,9 +5,9 @@ use crate::config::{AccessMode, Compression, Config};
 use crate::counters::{merge_count, merge_deg, merge_deg_operands};
 use crate::error::{Error, Result};
 use rocksdb::{
-    checkpoint::Checkpoint, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily, ColumnFamilyDescriptor,
-    DBCompressionType, DataBlockIndexType, IngestExternalFileOptions, MergeOperands, Options, ReadOptions,
-    SliceTransform, SstFileWriter, WriteBatch, WriteBufferManager, WriteOptions, DB,
+    checkpoint::Checkpoint, statistics::Ticker, BlockBasedIndexType, BlockBasedOptions, Cache, ColumnFamily,
+    ColumnFamilyDescriptor, DBCompressionType, DataBlockIndexType, IngestExternalFileOptions, MergeOperands, Options,
+    ReadOptions, SliceTransform, SstFileWriter, WriteBatch, WriteBufferManager, WriteOptions, DB,
 };
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -33,6 +33,9 @@ pub(crate) struct RocksEngine {
     bulk_opts: Vec<Options>,
     /// Families this (read-only) open found missing: they read as empty (see `Cf::required`).
     absent: Absent,
+    /// The options the DB was opened with, when they carry statistics (tickers are read
+    /// through them).
+    stats_opts: Option<Options>,
 }
 
 /// A set of column families a read-only open did not find, one bit per `Cf`. Only optional
@@ -186,6 +189,11 @@ fn db_options(cfg: &Config, row_cache: Option<&Cache>) -> Options {
     o.set_max_total_wal_size((cfg.total_write_buffer_bytes as u64).max(64 << 20) * 2);
     o.set_keep_log_file_num(4);
     o.set_max_open_files(-1);
+    if cfg.cache_statistics {
+        // Tickers only: per-core counters, no timers or histograms (decision 0052).
+        o.enable_statistics();
+        o.set_statistics_level(rocksdb::statistics::StatsLevel::ExceptHistogramOrTimers);
+    }
     o
 }
 
@@ -321,6 +329,7 @@ impl RocksEngine {
             secondary_dir,
             bulk_opts,
             absent,
+            stats_opts: cfg.cache_statistics.then_some(opts),
         };
         // Every column family was opened above; a handle missing now fails the open (and the
         // engine's drop removes a secondary's directory).
@@ -333,6 +342,10 @@ impl RocksEngine {
 
     fn cf(&self, cf: Cf) -> Result<&ColumnFamily> {
         cf_handle(&self.db, &self.path, cf)
+    }
+
+    fn ticker(&self, t: Ticker) -> Option<u64> {
+        self.stats_opts.as_ref().map(|o| o.get_ticker_count(t))
     }
 }
 
@@ -683,6 +696,10 @@ impl Engine for RocksEngine {
             compaction_pending_bytes: sum("rocksdb.estimate-pending-compaction-bytes"),
             flushes_running: db_wide("rocksdb.num-running-flushes"),
             immutable_memtables: sum("rocksdb.num-immutable-mem-table"),
+            block_cache_hits: self.ticker(Ticker::BlockCacheHit),
+            block_cache_misses: self.ticker(Ticker::BlockCacheMiss),
+            row_cache_hits: self.row_cache.as_ref().and(self.ticker(Ticker::RowCacheHit)),
+            row_cache_misses: self.row_cache.as_ref().and(self.ticker(Ticker::RowCacheMiss)),
         }
     }
 
@@ -875,5 +892,50 @@ mod tests {
         assert_eq!(prefix_successor(&[1, 0xff]), Some(vec![2]));
         assert_eq!(prefix_successor(&[0xff, 0xff]), None);
         assert_eq!(prefix_successor(b""), None);
+    }
+
+    #[test]
+    fn cache_statistics_count_lookups_only_when_asked() {
+        use crate::{Config, Direction, Graph, GraphRead, NodeKey};
+        let dir = tempfile::tempdir().unwrap();
+        let fill = |g: &Graph| {
+            for i in 0..100 {
+                g.upsert_edge(
+                    format!("n{i}"),
+                    "R",
+                    format!("n{}", i + 1),
+                    None,
+                    Default::default(),
+                    Default::default(),
+                )
+                .unwrap();
+            }
+            g.flush().unwrap();
+        };
+        let on = Config {
+            cache_statistics: true,
+            ..Config::default()
+        };
+        let g = Graph::open_with(dir.path().join("on"), on).unwrap();
+        fill(&g);
+        let before = g.memory_usage().storage;
+        for i in 0..100 {
+            let key = NodeKey::from(format!("n{}", i + 1));
+            let edges = g.edges(&key, Direction::Both, None, None).unwrap();
+            assert_eq!(edges.len(), if i == 99 { 1 } else { 2 });
+        }
+        let after = g.memory_usage().storage;
+        let lookups = |s: &crate::StorageStats| s.block_cache_hits.unwrap() + s.block_cache_misses.unwrap();
+        assert!(lookups(&after) > lookups(&before), "{before:?} -> {after:?}");
+        assert!(after.row_cache_hits.is_some() && after.row_cache_misses.is_some());
+
+        let off = Config {
+            cache_statistics: false,
+            ..Config::default()
+        };
+        let g = Graph::open_with(dir.path().join("off"), off).unwrap();
+        fill(&g);
+        let s = g.memory_usage().storage;
+        assert_eq!((s.block_cache_hits, s.row_cache_misses), (None, None));
     }
 }

@@ -133,6 +133,19 @@ export async function fetchMetrics() {
   return resp.text();
 }
 
+/**
+ * GET a file under /browser/ with the page's credentials (the server wants them for
+ * everything but the login page when authentication is on). Resolves to the Response.
+ */
+export async function fetchWithAuth(url) {
+  const headers = {};
+  const auth = basicAuth();
+  if (auth) headers.Authorization = auth;
+  const resp = await fetch(url, {headers, credentials: 'omit'});
+  if (!resp.ok) throw new Error(`${url} answered HTTP ${resp.status}`);
+  return resp;
+}
+
 /** Quotes a label, type or property name for Cypher: `name`. */
 export function quoteName(name) {
   return '`' + String(name).replace(/`/g, '``') + '`';

@@ -1,19 +1,13 @@
 // The store page: counts by label and type, size on disk by part, caches and memtable state
-// from /metrics, the query latency histogram, and a log-log degree distribution.
+// from /metrics, the query latency histogram, a log-log degree distribution, and the latest
+// benchmark charts when the server has a chart directory (hopdb serve --charts DIR).
 
-import {runQuery, fetchMetrics} from './api.js';
+import {runQuery, fetchMetrics, fetchWithAuth} from './api.js';
 import {parsePrometheus, metric, histogram} from './metrics.js';
 import {h, fmtBytes, fmtNum, fmtSeconds, fmtMs} from './util.js';
 import {schema, labelColour} from './model.js';
 
-// Hook for the latest benchmark charts. HopDB serves no chart endpoint today, so the store page
-// shows none and asks for none. To show them, serve a JSON document and name its URL in
-// index.html as <meta name="hopdb-benchmark-charts" content="URL">; its shape:
-// {"charts": [{"title", "unit", "xLabel", "log": false, "series": [{"name", "points": [[x, y], ...]}]}]}
-export function benchmarkChartsUrl() {
-  const meta = document.querySelector('meta[name="hopdb-benchmark-charts"]');
-  return meta && meta.content ? meta.content : null;
-}
+export const CHARTS_INDEX = 'charts/index.json';
 
 export const DEGREE_QUERY = 'MATCH (n) WITH COUNT { (n)--() } AS d RETURN d, count(*) AS c ORDER BY d';
 
@@ -144,12 +138,17 @@ export async function renderStore(el) {
   const planHits = get('hopdb_plan_cache_hits_total');
   const planMisses = get('hopdb_plan_cache_misses_total');
   const planRate = planHits != null && planMisses != null && planHits + planMisses > 0 ? planHits / (planHits + planMisses) : null;
-  const bcHits = get('hopdb_rocksdb_block_cache_hits_total') ?? get('hopdb_rocksdb_block_cache_hit_total');
-  const bcMisses = get('hopdb_rocksdb_block_cache_misses_total') ?? get('hopdb_rocksdb_block_cache_miss_total');
-  const bcRate = bcHits != null && bcMisses != null && bcHits + bcMisses > 0 ? bcHits / (bcHits + bcMisses) : null;
+  // Hits and misses since the store was opened: a rate with its counts, n/a before any lookup
+  // (or from a server that keeps no cache statistics).
+  const rate = (prefix) => {
+    const hits = get(`${prefix}_hits_total`);
+    const misses = get(`${prefix}_misses_total`);
+    if (hits == null || misses == null || hits + misses === 0) return 'n/a';
+    return `${pct(hits / (hits + misses))} (${fmtNum(hits)} hits, ${fmtNum(misses)} misses)`;
+  };
+  const pct = (x) => `${(100 * x).toFixed(1)} %`;
   const compaction = [...m.keys()].filter((k) => /compaction/i.test(k));
   const memtableSeries = [...m.keys()].filter((k) => /memtable|immutable|flush/i.test(k) && k !== 'hopdb_rocksdb_memtable_bytes');
-  const pct = (x) => `${(100 * x).toFixed(1)} %`;
   grid.append(
     section(
       'store-caches',
@@ -157,7 +156,8 @@ export async function renderStore(el) {
       kv([
         ['Plan cache hit rate', planRate == null ? 'n/a' : `${pct(planRate)} (${fmtNum(planHits)} hits, ${fmtNum(planMisses)} misses)`, {dataset: {metric: 'plan-cache-hit-rate'}}],
         ['Plan cache entries', na(get('hopdb_plan_cache_entries'), fmtNum)],
-        ['Block cache hit rate', bcRate == null ? 'n/a' : pct(bcRate), {dataset: {metric: 'block-cache-hit-rate'}}],
+        ['Block cache hit rate', rate('hopdb_rocksdb_block_cache'), {dataset: {metric: 'block-cache-hit-rate'}}],
+        ['Row cache hit rate', rate('hopdb_rocksdb_row_cache'), {dataset: {metric: 'row-cache-hit-rate'}}],
         ['Block cache in use', fmtBytes(get('hopdb_rocksdb_block_cache_usage_bytes'))],
         ['Memtables', fmtBytes(get('hopdb_rocksdb_memtable_bytes'))],
         ...memtableSeries.map((k) => [k, fmtNum(get(k))]),
@@ -211,11 +211,10 @@ export async function renderStore(el) {
     );
   } else degSection.append(h('div.empty', 'n/a'));
 
-  // Benchmark charts (hook; hidden when there is nothing to show).
+  // The latest benchmark charts (PNG files of the server's --charts directory).
   const bench = section('benchmark-charts', 'Latest benchmarks');
-  bench.hidden = true;
   grid.append(bench);
-  loadBenchmarkCharts(bench);
+  await loadBenchmarkCharts(bench);
 
   grid.append(
     h('details.store-section.raw-metrics', h('summary', 'All metrics (raw)'), h('pre', metricsText || 'n/a')),
@@ -250,14 +249,9 @@ function s(tag, attrs, ...kids) {
   return el;
 }
 
-/**
- * A chart of [x, y] points: log-log with decade ticks (log: true; x, y > 0) or linear.
- * With series ([{name, points}]) the points of each are joined by a line.
- */
-export function chart(points, {xLabel, yLabel, id, width = 460, height = 300, series, log = true} = {}) {
-  const all = series || [{name: '', points}];
-  const valid = ([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!log || (x > 0 && y > 0));
-  const ok = all.flatMap((sr) => (sr.points || []).filter(valid));
+/** A log-log chart of [x, y] points (x, y > 0) with decade ticks. */
+export function chart(points, {xLabel, yLabel, id, width = 460, height = 300} = {}) {
+  const ok = points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && x > 0 && y > 0);
   const svg = s('svg', {viewBox: `0 0 ${width} ${height}`, class: 'chart', role: 'img'});
   if (id) svg.id = id;
   svg.dataset.points = String(ok.length);
@@ -266,87 +260,73 @@ export function chart(points, {xLabel, yLabel, id, width = 460, height = 300, se
     return svg;
   }
   const pad = {l: 56, r: 12, t: 10, b: 40};
-  const f = log ? Math.log10 : (v) => v;
-  const fx = ok.map((p) => f(p[0]));
-  const fy = ok.map((p) => f(p[1]));
-  const ticks = (lo, hi) => {
-    if (log) {
-      const a = Math.floor(lo);
-      const b = Math.max(a + 1, Math.ceil(hi));
-      const t = [];
-      for (let e = a; e <= b; e++) t.push(e);
-      return {lo: a, hi: b, t, label: (e) => fmtNum(10 ** e)};
-    }
-    if (lo === hi) hi = lo + 1;
-    if (lo > 0 && lo < hi / 3) lo = 0;
-    const step0 = (hi - lo) / 5;
-    const mag = 10 ** Math.floor(Math.log10(step0));
-    const step = [1, 2, 5, 10].map((m) => m * mag).find((st) => st >= step0);
-    const a = Math.floor(lo / step) * step;
-    const b = Math.ceil(hi / step) * step;
+  const ticks = (values) => {
+    const lo = Math.floor(Math.min(...values));
+    const hi = Math.max(lo + 1, Math.ceil(Math.max(...values)));
     const t = [];
-    for (let v = a; v <= b + step / 2; v += step) t.push(v);
-    return {lo: a, hi: b, t, label: (v) => fmtNum(Math.round(v * 1000) / 1000)};
+    for (let e = lo; e <= hi; e++) t.push(e);
+    return {lo, hi, t};
   };
-  const tx = ticks(Math.min(...fx), Math.max(...fx));
-  const ty = ticks(Math.min(...fy), Math.max(...fy));
-  const X = (v) => pad.l + ((f(v) - tx.lo) / (tx.hi - tx.lo)) * (width - pad.l - pad.r);
-  const Y = (v) => height - pad.b - ((f(v) - ty.lo) / (ty.hi - ty.lo)) * (height - pad.t - pad.b);
-  const inv = (e) => (log ? 10 ** e : e);
+  const tx = ticks(ok.map((p) => Math.log10(p[0])));
+  const ty = ticks(ok.map((p) => Math.log10(p[1])));
+  const X = (e) => pad.l + ((e - tx.lo) / (tx.hi - tx.lo)) * (width - pad.l - pad.r);
+  const Y = (e) => height - pad.b - ((e - ty.lo) / (ty.hi - ty.lo)) * (height - pad.t - pad.b);
   const g = s('g', {class: 'axes'});
   for (const e of tx.t) {
-    const x = X(inv(e));
-    g.append(s('line', {x1: x, x2: x, y1: pad.t, y2: height - pad.b, class: 'grid'}));
-    g.append(s('text', {x, y: height - pad.b + 16, 'text-anchor': 'middle'}, tx.label(e)));
+    g.append(s('line', {x1: X(e), x2: X(e), y1: pad.t, y2: height - pad.b, class: 'grid'}));
+    g.append(s('text', {x: X(e), y: height - pad.b + 16, 'text-anchor': 'middle'}, fmtNum(10 ** e)));
   }
   for (const e of ty.t) {
-    const y = Y(inv(e));
-    g.append(s('line', {x1: pad.l, x2: width - pad.r, y1: y, y2: y, class: 'grid'}));
-    g.append(s('text', {x: pad.l - 6, y: y + 4, 'text-anchor': 'end'}, ty.label(e)));
+    g.append(s('line', {x1: pad.l, x2: width - pad.r, y1: Y(e), y2: Y(e), class: 'grid'}));
+    g.append(s('text', {x: pad.l - 6, y: Y(e) + 4, 'text-anchor': 'end'}, fmtNum(10 ** e)));
   }
   const midY = (pad.t + height - pad.b) / 2;
   g.append(s('text', {x: (pad.l + width - pad.r) / 2, y: height - 6, 'text-anchor': 'middle', class: 'axis-label'}, xLabel || ''));
   g.append(s('text', {x: 12, y: midY, 'text-anchor': 'middle', class: 'axis-label', transform: `rotate(-90 12 ${midY})`}, yLabel || ''));
   svg.append(g);
-  const colours = ['#4e79a7', '#f28e2b', '#e15759', '#59a14f', '#b07aa1', '#76b7b2'];
-  all.forEach((sr, i) => {
-    const p = (sr.points || []).filter(valid);
-    const c = colours[i % colours.length];
-    if (series) svg.append(s('polyline', {points: p.map(([x, y]) => `${X(x)},${Y(y)}`).join(' '), fill: 'none', stroke: c, 'stroke-width': 1.5}));
-    for (const [x, y] of p) {
-      svg.append(s('circle', {cx: X(x), cy: Y(y), r: 3, fill: c}, s('title', {}, `${sr.name ? sr.name + ': ' : ''}${fmtNum(x)} → ${fmtNum(y)}`)));
-    }
-  });
-  if (series && series.length > 1) {
-    const lg = s('g', {class: 'legend'});
-    series.forEach((sr, i) => {
-      const y = pad.t + 12 + i * 14;
-      lg.append(s('rect', {x: pad.l + 8, y: y - 8, width: 10, height: 10, fill: colours[i % colours.length]}));
-      lg.append(s('text', {x: pad.l + 22, y}, sr.name || ''));
-    });
-    svg.append(lg);
+  for (const [x, y] of ok) {
+    svg.append(s('circle', {cx: X(Math.log10(x)), cy: Y(Math.log10(y)), r: 3, fill: '#4e79a7'}, s('title', {}, `${fmtNum(x)} → ${fmtNum(y)}`)));
   }
   return svg;
 }
 
 function degreeChart(pts) {
-  return chart(pts, {xLabel: 'degree', yLabel: 'nodes', id: 'degree-chart', log: true});
+  return chart(pts, {xLabel: 'degree', yLabel: 'nodes', id: 'degree-chart'});
 }
 
-/** Fetches the benchmark charts (when a URL is configured) and draws them; else the section stays hidden. */
+/** Lists the server's benchmark charts and shows each PNG (fetched with the page's credentials). */
 export async function loadBenchmarkCharts(sectionEl) {
-  const url = benchmarkChartsUrl();
-  if (!url) return;
+  let index;
   try {
-    const resp = await fetch(url, {credentials: 'omit'});
-    if (!resp.ok) return;
-    const data = await resp.json();
-    if (!data || !Array.isArray(data.charts) || !data.charts.length) return;
-    for (const c of data.charts) {
-      sectionEl.append(h('h3', c.title || ''), chart(null, {series: c.series || [], xLabel: c.xLabel || '', yLabel: c.unit || c.yLabel || '', log: !!c.log}));
-    }
-    sectionEl.hidden = false;
-  } catch (_) {
-    /* no charts: the section stays hidden */
+    index = await (await fetchWithAuth(CHARTS_INDEX)).json();
+  } catch (e) {
+    sectionEl.append(h('div.empty', `Cannot list the charts: ${e.message || e}`));
+    return;
   }
+  const charts = Array.isArray(index.charts) ? index.charts : [];
+  sectionEl.dataset.charts = String(charts.length);
+  if (!charts.length) {
+    sectionEl.append(h('div.empty', index.reason || 'No charts in the chart directory.'));
+    return;
+  }
+  const list = h('div.bench-charts');
+  sectionEl.append(list);
+  await Promise.all(
+    charts.map(async (c) => {
+      const when = new Date(c.modified * 1000).toLocaleString();
+      const fig = h('figure.bench-chart', {dataset: {path: c.path}}, h('figcaption', `${c.title} (${when})`));
+      list.append(fig);
+      try {
+        const blob = await (await fetchWithAuth(`charts/${c.path}`)).blob();
+        const img = h('img', {alt: c.title});
+        await new Promise((resolve) => {
+          img.onload = img.onerror = resolve;
+          img.src = URL.createObjectURL(blob);
+        });
+        fig.insertBefore(img, fig.firstChild);
+      } catch (e) {
+        fig.append(h('div.empty', `Cannot load ${c.path}: ${e.message || e}`));
+      }
+    }),
+  );
 }

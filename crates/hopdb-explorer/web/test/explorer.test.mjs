@@ -579,6 +579,22 @@ try {
   const wantPoints = degRows.filter(([d, c]) => d > 0 && c > 0).length;
   const chartPoints = await page.getAttribute('#degree-chart', 'data-points');
   check(step13, 'degree chart has a point per degree > 0', Number(chartPoints) === wantPoints, wantPoints, Number(chartPoints));
+  // Cache hit rates: `hopdb serve` counts block- and row-cache lookups on a store on disk.
+  for (const [metric, prefix] of [['block-cache-hit-rate', 'hopdb_rocksdb_block_cache'], ['row-cache-hit-rate', 'hopdb_rocksdb_row_cache']]) {
+    const counted = metrics.has(`${prefix}_hits_total`) && metrics.get(`${prefix}_hits_total`) + metrics.get(`${prefix}_misses_total`) > 0;
+    check(step13, `/metrics counts ${prefix} lookups`, counted, 'hits + misses > 0', [metrics.get(`${prefix}_hits_total`), metrics.get(`${prefix}_misses_total`)]);
+    const shown = (await page.textContent(`#store-caches tr[data-metric="${metric}"] td`).catch(() => '')) || '';
+    check(step13, `${metric} shown as a rate with its counts`, /^\d+(\.\d)? % \([\d,]+ hits, [\d,]+ misses\)$/.test(shown.trim()), 'N.N % (H hits, M misses)', shown);
+  }
+  // Benchmark charts: the figures equal the server's listing, and each image decoded.
+  const chartIndex = await (await fetch(`${origin}/browser/charts/index.json`, {headers: {Authorization: auth}})).json();
+  const figures = await page.$$eval('#benchmark-charts figure.bench-chart', (l) => l.map((f) => ({path: f.dataset.path, width: f.querySelector('img') ? f.querySelector('img').naturalWidth : 0})));
+  check(step13, 'one figure per chart the server lists', figures.length === chartIndex.charts.length, chartIndex.charts.map((c) => c.path), figures.map((f) => f.path));
+  check(step13, 'every chart image decoded', figures.every((f) => f.width > 0), 'naturalWidth > 0', figures);
+  if (!chartIndex.charts.length) {
+    const note = (await page.textContent('#benchmark-charts').catch(() => '')) || '';
+    check(step13, 'without charts the section says how to add them', note.includes('--charts'), '--charts', note);
+  }
   await shot(page, 'store', {fullPage: true});
 
   check('page', 'no uncaught errors in the page', result.pageErrors.length === 0, [], result.pageErrors);
