@@ -742,6 +742,9 @@ impl Cluster {
             if let Some((mut l, mut part)) = w.parts.remove(&c.partition) {
                 l.version = seq;
                 l.delta_seq = seq;
+                // The hot tier holds the old version's slices: the new version has no buckets
+                // until it is promoted (else reads would ask Redis for keys that never exist).
+                l.hot_buckets = 0;
                 fresh.push((c.partition, l));
                 part.version = seq;
                 built.push((c.partition, part));
