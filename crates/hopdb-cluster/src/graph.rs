@@ -181,6 +181,33 @@ macro_rules! scanned_reads {
             self.edge_between(src, dst, Some(ty), false)
         }
 
+        fn node_record(&self, key: &hopdb_core::NodeKey) -> hopdb_core::Result<Option<hopdb_core::NodeRecord>> {
+            let Some(n) = self.node(key)? else { return Ok(None) };
+            let id = $crate::graph::key_id(&hopdb_core::codec::encode_key(key));
+            let labels = n
+                .labels
+                .iter()
+                .map(|l| std::sync::Arc::from(l.as_str()))
+                .collect();
+            let props = hopdb_core::codec::encode_props(&n.props)?;
+            Ok(Some(hopdb_core::NodeRecord::new(id, n.key, labels, props)))
+        }
+
+        fn edges_from_to(
+            &self,
+            src: &hopdb_core::NodeKey,
+            ty: &str,
+            dst: &hopdb_core::NodeKey,
+        ) -> hopdb_core::Result<Vec<hopdb_core::Edge>> {
+            let listed = self
+                .edges(src, hopdb_core::Direction::Out, Some(ty), None)
+                .or_else(|e| match e.kind() {
+                    hopdb_core::ErrorKind::NotFound => Ok(Vec::new()),
+                    _ => Err(e),
+                })?;
+            Ok(listed.into_iter().filter(|e| e.dst == *dst).collect())
+        }
+
         fn edge_by_id(&self, _id: u64) -> hopdb_core::Result<Option<hopdb_core::Edge>> {
             Err($crate::graph::unsupported("edge by id"))
         }

@@ -734,6 +734,11 @@ pub trait GraphRead {
     fn node(&self, key: &NodeKey) -> Result<Option<Node>> {
         delegate_view!(self).node(key)
     }
+    /// The node with this key with its properties left encoded (see [`NodeRecord`]): for a
+    /// caller that reads one or two of many properties.
+    fn node_record(&self, key: &NodeKey) -> Result<Option<NodeRecord>> {
+        delegate_view!(self).node_record(key)
+    }
     /// Whether a live node has this key.
     fn has_node(&self, key: &NodeKey) -> Result<bool> {
         delegate_view!(self).has_node(key)
@@ -741,6 +746,12 @@ pub trait GraphRead {
     /// The edge `src -[ty]-> dst` of a simple type (`dst -[ty]- src` too if undirected).
     fn edge(&self, src: &NodeKey, ty: &str, dst: &NodeKey) -> Result<Option<Edge>> {
         delegate_view!(self).find_edge(src, dst, Some(ty), false)
+    }
+    /// Every edge `src -[ty]-> dst` as `src`'s adjacency lists them (parallel ones of a
+    /// multi-edge type too; for an undirected type, the pair's edge listed from `src`), without
+    /// listing `src`'s other edges.
+    fn edges_from_to(&self, src: &NodeKey, ty: &str, dst: &NodeKey) -> Result<Vec<Edge>> {
+        delegate_view!(self).edges_from_to(src, ty, dst)
     }
     /// The first edge from `src` to `dst` (of type `ty`, or of any type in type-id order),
     /// looking at `dst -> src` too when `either_direction`.

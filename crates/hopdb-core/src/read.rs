@@ -148,6 +148,21 @@ impl View<'_> {
         Ok(self.node_rec(id)?.map(|r| self.to_node(r)))
     }
 
+    /// [`View::node`] with the properties left encoded: one point read, labels named, no
+    /// property decoded until one is asked for.
+    pub(crate) fn node_record(&self, key: &NodeKey) -> Result<Option<NodeRecord>> {
+        let Some(id) = self.node_id(key)? else { return Ok(None) };
+        let Some(v) = self.kv.get(Cf::Nodes, &id_bytes(id))? else {
+            return Ok(None);
+        };
+        let (key, labels, props) = NodeRec::decode_lazy(&v)?;
+        let names = NodeRec::label_ids(labels)?
+            .iter()
+            .filter_map(|&l| self.label_arc(l))
+            .collect();
+        Ok(Some(NodeRecord::new(id, key, names, props.to_vec())))
+    }
+
     pub(crate) fn has_node(&self, key: &NodeKey) -> Result<bool> {
         match self.node_id(key)? {
             Some(id) => self.node_live(id),
@@ -714,6 +729,29 @@ impl View<'_> {
             }
         }
         Ok(None)
+    }
+
+    /// Every edge `src -[ty]-> dst` (listed from `src`, as its adjacency holds them): one
+    /// point read for a simple type, one short prefix scan for a multi-edge type.
+    pub(crate) fn edges_from_to(&self, src: &NodeKey, ty: &str, dst: &NodeKey) -> Result<Vec<Edge>> {
+        let (Some(s), Some(d), Some(t)) = (self.node_id(src)?, self.node_id(dst)?, self.cat.type_named(ty)) else {
+            return Ok(Vec::new());
+        };
+        if !t.options.multi {
+            return Ok(self.find_edge(src, dst, Some(ty), false)?.into_iter().collect());
+        }
+        let (mut found, mut err) = (Vec::new(), None);
+        let prefix = pair_prefix(s, t.id, d);
+        self.kv.scan(Cf::Out, &prefix, &prefix, &mut |k, v| {
+            let made = parse_adj_key(k).map(|ak| self.make_edge(src, Side::Out, &ak, v));
+            match made {
+                Some(Ok(e)) => found.push(e),
+                Some(Err(e)) => err = Some(e),
+                None => {}
+            }
+            err.is_none()
+        })?;
+        err.map_or(Ok(found), Err)
     }
 
     pub(crate) fn has_edge(&self, src: &NodeKey, dst: &NodeKey, ty: Option<&str>, either: bool) -> Result<bool> {

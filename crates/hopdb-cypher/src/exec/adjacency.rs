@@ -58,38 +58,98 @@ fn listable<'c>(ctx: &'c Ctx, types: &[String]) -> Option<(&'c FastAdj, Option<V
 /// sorted neighbour list of `a` (a shortest path's hops, named one by one) instead of a store
 /// read per type; `None` when a type asked for is not listed there exactly (use the store).
 fn edge_between_projected(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Option<Option<RelRef>> {
+    rels_between_projected(ctx, a, b, rp).map(|rels| rels.into_iter().next())
+}
+
+/// The relationships of `rp` joining `a` and `b` in the fresh projection, outgoing ones first
+/// (under `Both`, a self-loop appears in both halves); `None` when a type asked for is not
+/// listed there exactly (use the store).
+fn rels_between_projected(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Option<Vec<RelRef>> {
     let (fast, ids) = listable(ctx, &rp.types)?;
     let p = &fast.proj;
     let (Some(u), Some(v)) = (p.index_of_key(a), p.index_of_key(b)) else {
-        return Some(None);
+        return Some(Vec::new());
     };
-    // The type name of a `from -> to` edge of an asked-for type, if there is one.
-    let find = |from: u32, to: u32| -> Option<Arc<str>> {
+    let mut out = Vec::new();
+    // Every `from -> to` edge of an asked-for type, as a relationship value.
+    let mut add = |from: u32, to: u32, src: &NodeKey, dst: &NodeKey| {
         let csr = p.out();
         let list = csr.neighbors(from);
         let first = list.partition_point(|&x| x < to);
-        list[first..]
-            .iter()
-            .take_while(|&&x| x == to)
-            .enumerate()
-            .map(|(k, _)| p.edge_type(csr.edge_key(from, first + k)))
-            .filter(|ty| ids.as_ref().is_none_or(|ids| ids.contains(ty)))
-            .find_map(|ty| fast.types.get(ty as usize).cloned().flatten())
+        for k in 0..list[first..].iter().take_while(|&&x| x == to).count() {
+            let ty = p.edge_type(csr.edge_key(from, first + k));
+            if ids.as_ref().is_some_and(|ids| !ids.contains(&ty)) {
+                continue;
+            }
+            if let Some(name) = fast.types.get(ty as usize).cloned().flatten() {
+                out.push(RelRef {
+                    src: src.clone(),
+                    ty: name,
+                    dst: dst.clone(),
+                    edge_id: 0,
+                    data: None,
+                });
+            }
+        }
     };
-    let rel = |src: &NodeKey, dst: &NodeKey, ty: Arc<str>| RelRef {
-        src: src.clone(),
-        ty,
-        dst: dst.clone(),
-        edge_id: 0,
-        data: None,
+    if matches!(rp.direction, RelDirection::Right | RelDirection::Both) {
+        add(u, v, a, b);
+    }
+    if matches!(rp.direction, RelDirection::Left | RelDirection::Both) {
+        add(v, u, b, a);
+    }
+    Some(out)
+}
+
+/// Whether [`rels_between`] can answer for `rp` in this query: a read-only one (its snapshot
+/// has the catalog) with types named.
+pub(crate) fn can_expand_into(ctx: &Ctx, rp: &RelPattern) -> bool {
+    ctx.snapshot().is_some() && !rp.types.is_empty()
+}
+
+/// Every relationship of `rp` between `a` and `b` (two different nodes), exactly the ones
+/// [`expand`] from `a` lists that end at `b`, found without listing `a`'s others: an
+/// expand-into, for a pattern whose two ends are both known. `None` where that is not exact
+/// (see [`can_expand_into`]; an undirected type read against its direction, or with
+/// parallel edges): list `a`'s.
+pub(crate) fn rels_between(ctx: &Ctx, a: &NodeKey, b: &NodeKey, rp: &RelPattern) -> Result<Option<Vec<RelRef>>> {
+    if a == b || !can_expand_into(ctx, rp) {
+        return Ok(None);
+    }
+    if let Some(rels) = rels_between_projected(ctx, a, b, rp) {
+        return Ok(Some(rels));
+    }
+    let (Some(txn), g) = (ctx.snapshot(), ctx.read()) else {
+        return Ok(None);
     };
-    Some(match rp.direction {
-        RelDirection::Right => find(u, v).map(|t| rel(a, b, t)),
-        RelDirection::Left => find(v, u).map(|t| rel(b, a, t)),
-        RelDirection::Both => find(u, v)
-            .map(|t| rel(a, b, t))
-            .or_else(|| find(v, u).map(|t| rel(b, a, t))),
-    })
+    let mut out = Vec::new();
+    for (k, name) in rp.types.iter().enumerate() {
+        // `[:T|T]` names T once; an undeclared type has no relationships.
+        let Some(t) = txn.edge_type_named(name).filter(|_| !rp.types[..k].contains(name)) else {
+            continue;
+        };
+        // An undirected relationship is listed from each end as leaving it.
+        let (forward, backward) = match (rp.direction, t.options.undirected) {
+            (RelDirection::Left, true) => return Ok(None),
+            (_, true) if t.options.multi => return Ok(None),
+            (_, true) | (RelDirection::Right, false) => (true, false),
+            (RelDirection::Left, false) => (false, true),
+            (RelDirection::Both, false) => (true, true),
+        };
+        for (s, d) in [(forward, a, b), (backward, b, a)]
+            .into_iter()
+            .filter_map(|(on, s, d)| on.then_some((s, d)))
+        {
+            out.extend(g.edges_from_to(s, name, d)?.into_iter().map(|e| RelRef {
+                src: e.src,
+                ty: e.ty,
+                dst: e.dst,
+                edge_id: e.id,
+                data: None,
+            }));
+        }
+    }
+    Ok(Some(out))
 }
 
 /// The store's direction for a pattern's, read from the pattern's first node.

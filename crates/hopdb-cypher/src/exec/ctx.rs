@@ -377,10 +377,25 @@ impl<'t, 'p> Ctx<'t, 'p> {
         }
     }
 
+    /// `f` of the node's record: carried by the value, cached, or read now and cached (one
+    /// point read, the properties left encoded: a filter on one property of a node found by
+    /// key, index or expansion decodes that one, not a description of kilobytes). `None` when
+    /// the node was cached whole or does not exist; over a cluster, nodes are read whole.
+    fn with_record<R>(&self, n: &NodeRef, f: impl FnOnce(&NodeRecord) -> R) -> Result<Option<R>> {
+        if n.stored.is_none() && !self.is_remote() && !self.nodes.borrow().contains_key(&n.key) {
+            let seen = match self.read().node_record(&n.key)? {
+                Some(rec) => Seen::Record(rec),
+                None => Seen::Node(None),
+            };
+            self.nodes.borrow_mut().insert(n.key.clone(), seen);
+        }
+        Ok(self.scanned(n, f))
+    }
+
     /// Whether the node has every one of `labels` (`None`: it does not exist), without
-    /// decoding a scanned node's properties.
+    /// decoding its properties.
     pub fn node_has_labels(&self, n: &NodeRef, labels: &[String]) -> Result<Option<bool>> {
-        if let Some(has) = self.scanned(n, |r| labels.iter().all(|l| r.has_label(l))) {
+        if let Some(has) = self.with_record(n, |r| labels.iter().all(|l| r.has_label(l)))? {
             return Ok(Some(has));
         }
         Ok(self
@@ -436,7 +451,7 @@ impl<'t, 'p> Ctx<'t, 'p> {
         if key == KEY_PROPERTY {
             return Ok(key_value(&n.key));
         }
-        if let Some(v) = self.scanned(n, |r| r.property(key)) {
+        if let Some(v) = self.with_record(n, |r| r.property(key))? {
             return Ok(v?.map_or(Value::Null, stored_value));
         }
         let node = self.live_node(n)?;

@@ -10,6 +10,7 @@ pub(crate) mod pattern;
 mod point;
 pub(crate) mod procedures;
 pub(crate) mod project;
+mod shortest;
 mod walks;
 mod write;
 

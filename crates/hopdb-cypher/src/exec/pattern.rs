@@ -2,7 +2,7 @@
 //! starting each pattern part at its cheapest end (a bound node, a key, an index, a label,
 //! or all nodes) with relationships unique within one match.
 
-use super::adjacency::{edge_between, expand, path_query};
+use super::adjacency::{can_expand_into, path_query, rels_between};
 use super::ctx::Ctx;
 use super::eval::{eval, Scope};
 use crate::ast::{NodePattern, PathKind, PatternElement, PatternPart, RelDirection, RelPattern};
@@ -11,7 +11,10 @@ use crate::engine::KEY_PROPERTY;
 use crate::error::{CypherError, ErrorClass, Result};
 use crate::value::{NodeRef, PathValue, RelRef, Value};
 use hopdb_database::NodeKey;
-use std::collections::{HashMap, HashSet, VecDeque};
+
+/// An expand-into looks up the relationships to at most this many known ends; more, and
+/// listing the start node's relationships is the cheaper bet.
+const INTO_MAX_ENDS: usize = 16;
 
 /// Called per match with the output names and row; returns false to stop.
 pub(crate) type Emit<'e> = dyn FnMut(&[String], &[Value]) -> Result<bool> + 'e;
@@ -459,7 +462,11 @@ impl<'c> Matcher<'c, '_, '_> {
                 let keep_path = parts[i].var.is_some();
                 // The relationship as a value only when something reads it.
                 let as_value = keep_path || rp.var.is_some() || rp.props.is_some();
-                for (rel, other) in self.expand(&cur_node.key, rp)? {
+                let rels = match self.expand_into(&cur_node.key, rp, np, vals)? {
+                    Some(found) => Box::new(found.into_iter()),
+                    None => self.expand(&cur_node.key, rp)?,
+                };
+                for (rel, other) in rels {
                     if self.used.contains(&rel) {
                         continue;
                     }
@@ -676,6 +683,70 @@ impl<'c> Matcher<'c, '_, '_> {
         super::adjacency::expand_lazily(self.ctx, key, rp.direction, &rp.types)
     }
 
+    /// The relationships of `rp` from `key` to the few nodes `np` can be (see
+    /// [`Self::known_ends`]), by point lookups between the two ends instead of listing all
+    /// of `key`'s relationships and reading each neighbour (LightRAG's `get_edges_batch`
+    /// names both ends by an indexed property); `None`: list them. Each end found is still
+    /// checked against `np` by the caller.
+    fn expand_into(
+        &self,
+        key: &NodeKey,
+        rp: &RelPattern,
+        np: &NodePattern,
+        vals: &[Value],
+    ) -> Result<Option<Vec<(RelRef, NodeKey)>>> {
+        if !can_expand_into(self.ctx, rp) {
+            return Ok(None);
+        }
+        let Some(ends) = self.known_ends(np, vals)? else {
+            return Ok(None);
+        };
+        let mut out = Vec::new();
+        for end in ends {
+            match rels_between(self.ctx, key, &end, rp)? {
+                Some(rels) => out.extend(rels.into_iter().map(|r| (r, end.clone()))),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(out))
+    }
+
+    /// The nodes `np` can only be, when they are few and known without listing anything: its
+    /// variable's node when bound, the node of its `_key`, or at most [`INTO_MAX_ENDS`] nodes
+    /// of an indexed property of one of its labels. `None` otherwise.
+    fn known_ends(&self, np: &NodePattern, vals: &[Value]) -> Result<Option<Vec<NodeKey>>> {
+        if let Some(v) = np.var.as_ref().and_then(|v| self.slot(v)) {
+            if self.bound[v] {
+                return Ok(match &vals[v] {
+                    Value::Node(n) => Some(vec![n.key.clone()]),
+                    _ => None,
+                });
+            }
+        }
+        let Some(crate::ast::Expr::Map(entries)) = np.props.as_deref() else {
+            return Ok(None);
+        };
+        let scope = self.scope(vals);
+        if let Some((_, e)) = entries.iter().find(|(k, _)| k == KEY_PROPERTY) {
+            return Ok(super::node_key(eval(self.ctx, e, &scope)?).map(|k| vec![k]));
+        }
+        for label in &np.labels {
+            for (k, e) in entries {
+                let Some(sv) = eval(self.ctx, e, &scope)?.to_store() else {
+                    continue;
+                };
+                if let Some(keys) = self
+                    .ctx
+                    .read()
+                    .nodes_by_property(label, k, &sv, Some(INTO_MAX_ENDS + 1))?
+                {
+                    return Ok((keys.len() <= INTO_MAX_ENDS).then_some(keys));
+                }
+            }
+        }
+        Ok(None)
+    }
+
     fn shortest_part(&mut self, parts: &[PatternPart], i: usize, vals: &mut Vec<Value>, f: &mut Emit) -> Result<bool> {
         let part = &parts[i];
         let el = &part.element;
@@ -716,7 +787,7 @@ impl<'c> Matcher<'c, '_, '_> {
                 let (Value::Node(na), Value::Node(nb)) = (a, b) else {
                     continue;
                 };
-                let paths = shortest_paths(
+                let paths = super::shortest::shortest_paths(
                     self.ctx,
                     &na.key,
                     &nb.key,
@@ -820,124 +891,6 @@ fn make_path(path: &[Value], reversed: bool) -> PathValue {
         rels.reverse();
     }
     PathValue { nodes, rels }
-}
-
-/// Shortest paths from `a` to `b` (breadth-first over the query's view of the store).
-fn shortest_paths(
-    ctx: &Ctx,
-    a: &NodeKey,
-    b: &NodeKey,
-    rp: &RelPattern,
-    want: Option<&crate::value::Map>,
-    (min, max): (u64, u64),
-    all: bool,
-) -> Result<Vec<PathValue>> {
-    if let Some(txn) = ctx
-        .snapshot()
-        .filter(|_| a != b && !all && rp.props.is_none() && min <= 1)
-    {
-        let q = path_query(rp, max);
-        let found = ctx.analytics.shortest_path_at(txn, a, b, &q, &ctx.control)?.value;
-        let Some(keys) = found else { return Ok(Vec::new()) };
-        // Name the relationships hop by hop (the analytics layer returns nodes).
-        let mut rels = Vec::with_capacity(keys.len().saturating_sub(1));
-        for w in keys.windows(2) {
-            let hop = edge_between(ctx, &w[0], &w[1], rp)?;
-            match hop {
-                Some(r) => rels.push(r),
-                None => return Ok(Vec::new()),
-            }
-        }
-        return Ok(vec![PathValue {
-            nodes: keys.into_iter().map(NodeRef::new).collect(),
-            rels,
-        }]);
-    }
-    if a == b {
-        return Ok(if min == 0 {
-            vec![PathValue {
-                nodes: vec![NodeRef::new(a.clone())],
-                rels: Vec::new(),
-            }]
-        } else {
-            Vec::new()
-        });
-    }
-    // parents[node] = (depth, [(parent, rel)])
-    let mut parents: HashMap<NodeKey, (u64, Vec<(NodeKey, RelRef)>)> = HashMap::new();
-    parents.insert(a.clone(), (0, Vec::new()));
-    let mut q = VecDeque::from([a.clone()]);
-    let mut found_depth = None;
-    while let Some(u) = q.pop_front() {
-        ctx.check()?;
-        let du = parents.get(&u).map(|p| p.0).unwrap_or(0);
-        if found_depth.is_some_and(|d| du >= d) || du >= max {
-            continue;
-        }
-        for (rel, v) in expand(ctx, &u, rp.direction, &rp.types)? {
-            if let Some(m) = want {
-                let mut ok = true;
-                for (k, w) in m {
-                    if compare::equals(&ctx.rel_property(&rel, k)?, w) != Some(true) {
-                        ok = false;
-                        break;
-                    }
-                }
-                if !ok {
-                    continue;
-                }
-            }
-            match parents.get_mut(&v) {
-                Some((dv, ps)) => {
-                    if *dv == du + 1 && all {
-                        ps.push((u.clone(), rel));
-                    }
-                }
-                None => {
-                    parents.insert(v.clone(), (du + 1, vec![(u.clone(), rel)]));
-                    if v == *b {
-                        found_depth = Some(du + 1);
-                    } else {
-                        q.push_back(v);
-                    }
-                }
-            }
-        }
-    }
-    let Some(d) = found_depth else { return Ok(Vec::new()) };
-    if d < min {
-        return Ok(Vec::new());
-    }
-    // Walk parents back from b.
-    let mut out = Vec::new();
-    let mut stack: Vec<(NodeKey, Vec<NodeRef>, Vec<RelRef>)> =
-        vec![(b.clone(), vec![NodeRef::new(b.clone())], Vec::new())];
-    let mut seen = HashSet::new();
-    while let Some((u, nodes, rels)) = stack.pop() {
-        if u == *a {
-            let mut nodes = nodes;
-            let mut rels = rels;
-            nodes.reverse();
-            rels.reverse();
-            out.push(PathValue { nodes, rels });
-            if !all {
-                break;
-            }
-            continue;
-        }
-        if let Some((_, ps)) = parents.get(&u) {
-            for (p, r) in ps {
-                let mut n2 = nodes.clone();
-                n2.push(NodeRef::new(p.clone()));
-                let mut r2 = rels.clone();
-                r2.push(r.clone());
-                if seen.insert((n2.iter().map(|n| n.key.clone()).collect::<Vec<_>>(), r2.len())) || all {
-                    stack.push((p.clone(), n2, r2));
-                }
-            }
-        }
-    }
-    Ok(out)
 }
 
 /// A read-only query's node value for a scanned record, which it carries (see
