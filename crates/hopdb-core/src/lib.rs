@@ -27,6 +27,7 @@ mod fulltext;
 #[doc(hidden)]
 pub mod fuzzing;
 mod graph;
+mod graph_read;
 mod index;
 mod key_index;
 mod model;
@@ -51,8 +52,9 @@ pub use fulltext::FulltextIndexDef;
 /// What [`GraphRead`]'s default methods read through; a graph kept elsewhere (a cluster)
 /// implements `GraphRead` by overriding the methods and failing this one.
 #[doc(hidden)]
-pub use graph::ViewGuard;
-pub use graph::{BackupReport, Graph, GraphRead, MemoryUsage, NodeScan, ReadTxn, Stats, FORMAT_VERSION};
+pub use graph::{BackupReport, Graph, MemoryUsage, Stats, FORMAT_VERSION};
+pub use graph_read::ViewGuard;
+pub use graph_read::{GraphRead, NodeScan, ReadTxn};
 pub use index::IndexDef;
 pub use model::{Degree, Direction, Edge, EdgeInput, Node, NodeInput, NodeRecord, WriteMode};
 pub use parallel::split_batch;

@@ -4,7 +4,7 @@
 
 use crate::engine::Cf;
 use crate::error::{corrupt_rec, Result};
-use crate::graph::{GraphRead, ReadTxn};
+use crate::graph_read::{GraphRead, ReadTxn};
 use crate::model::Direction;
 use crate::read::{scan_node_records, Side};
 use crate::records::{parse_adj_key, AdjKey, EdgeRec, NodeId, NodeRec, TypeId};

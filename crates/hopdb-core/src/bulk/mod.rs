@@ -853,7 +853,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::graph::GraphRead;
+    use crate::graph_read::GraphRead;
 
     #[test]
     fn a_bulk_load_indexes_its_new_keys() {

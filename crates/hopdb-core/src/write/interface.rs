@@ -3,7 +3,7 @@
 
 use crate::catalog::{EdgeType, EdgeTypeOptions};
 use crate::error::Result;
-use crate::graph::GraphRead;
+use crate::graph_read::GraphRead;
 use crate::model::WriteMode;
 use crate::value::{NodeKey, Props};
 use crate::write::WriteTxn;

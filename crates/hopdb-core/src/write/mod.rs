@@ -12,7 +12,7 @@ use crate::config::MissingEndpoints;
 use crate::counters::{Deg, DegSet};
 use crate::engine::{Cf, Engine, KvRead, Op};
 use crate::error::{corrupt_rec, Error, Result};
-use crate::graph::{GraphRead, ViewGuard};
+use crate::graph_read::{GraphRead, ViewGuard};
 use crate::index::{def_entry, def_key, entries_of, entry_key, holders, is_hashed, parse_entry, IndexSpec, Probe};
 use crate::model::WriteMode;
 use crate::records::*;
