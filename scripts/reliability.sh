@@ -25,7 +25,7 @@ echo "reliability: seed $seed, $kills kills per crash test, $io writers per I/O 
 run() {
   local started=$SECONDS
   cargo test --release -p hopdb-core "$@" -- --nocapture --test-threads=1 2>&1 \
-    | grep -E "crash test:|torn WAL:|injected I/O faults|mixed work:|flipped bits:|^test result|^error|panicked|kept for inspection" | tee -a "$log"
+    | grep --line-buffered -E "crash test:|crash progress:|torn WAL:|injected I/O faults|mixed work:|flipped bits:|^test result|^error|panicked|kept for inspection" | tee -a "$log"
   echo "  ($((SECONDS - started)) s)" | tee -a "$log"
 }
 if [[ $only == *" kill "* ]]; then

@@ -62,6 +62,8 @@ const DEFAULT_IO_FAULT_RUNS: u32 = 20;
 const KILL_AFTER_MS: std::ops::RangeInclusive<u64> = 20..=300;
 /// Under injected I/O faults: long enough for most writers to meet one (they then exit).
 const IO_FAULT_KILL_AFTER_MS: std::ops::RangeInclusive<u64> = 300..=3000;
+/// Kills between the progress lines of a long loop.
+const PROGRESS_EVERY: u32 = 100;
 const MAX_REOPEN: Duration = Duration::from_secs(5);
 /// The signal `Child::kill` sends on Unix.
 const SIGKILL: i32 = 9;
@@ -682,6 +684,17 @@ fn crash_loop(seed: u64, kills: u32, fault: Fault) {
             "{}",
             ctx(&format!("bulk scratch left after a reopen: {leftovers:?}"))
         );
+        // Long runs (scripts/reliability.sh) keep their figures even when cut short.
+        if kill.is_multiple_of(PROGRESS_EVERY) && kill < kills {
+            println!(
+                "crash progress: seed {seed:#x}: {kill}/{kills} kills, {acked} ops acknowledged (store at op {}), \
+                 in-flight op durable after {in_flight_kept}, {orphaned} hit a flush/compaction, {backups_verified} backups verified, \
+                 {acks_lost} acknowledged ops cut with the WAL, {} injected faults met; reopen max {max_open:.1?}; {:.0?}",
+                model.op,
+                faults.values().sum::<u32>(),
+                started.elapsed(),
+            );
+        }
     }
 
     let g = Graph::open_with(&store, cfg).unwrap();

@@ -87,6 +87,7 @@ pub(crate) fn for_each_match_with(
         bound,
         used: Vec::new(),
         opts,
+        far_ends: vec![None; parts.len()],
     };
     m.parts(parts, 0, &mut vals, f)?;
     Ok(())
@@ -125,6 +126,9 @@ struct Matcher<'c, 't, 'p> {
     bound: Vec<bool>,
     used: Vec<RelRef>,
     opts: MatchOptions,
+    /// Per pattern part of one step priced at both ends: what [`Matcher::known_ends`] says of
+    /// the end it did not start from, so the step does not look its index up again.
+    far_ends: Vec<Option<Option<Vec<NodeKey>>>>,
 }
 
 /// Where a node pattern's candidates come from.
@@ -135,6 +139,17 @@ enum Start {
     ByKey(Vec<NodeKey>),
     Label(String),
     All,
+}
+
+/// The ends a step into `start`'s nodes can look up directly: at most [`INTO_MAX_ENDS`]
+/// named nodes (see `Matcher::expand_into`).
+fn few_ends(start: Start) -> Option<Vec<NodeKey>> {
+    match start {
+        Start::Bound(Value::Node(n)) => Some(vec![n.key]),
+        Start::ByKey(keys) => Some(keys),
+        Start::Keys(keys) => (keys.len() <= INTO_MAX_ENDS).then_some(keys),
+        Start::Bound(_) | Start::Label(_) | Start::All => None,
+    }
 }
 
 impl<'c> Matcher<'c, '_, '_> {
@@ -159,30 +174,11 @@ impl<'c> Matcher<'c, '_, '_> {
 
     /// How expensive starting at this node pattern is (lower is better), and how.
     fn start_of(&self, np: &NodePattern, vals: &[Value]) -> Result<(u64, Start)> {
-        if let Some(v) = np.var.as_ref().and_then(|v| self.slot(v)) {
-            if self.bound[v] {
-                return Ok((0, Start::Bound(vals[v].clone())));
-            }
-        }
-        let scope = self.scope(vals);
-        if let Some(props) = &np.props {
-            if let crate::ast::Expr::Map(entries) = props.as_ref() {
-                for (k, e) in entries {
-                    if k == KEY_PROPERTY {
-                        let keys = super::node_key(eval(self.ctx, e, &scope)?).into_iter().collect();
-                        return Ok((1, Start::ByKey(keys)));
-                    }
-                }
-                for label in &np.labels {
-                    for (k, e) in entries {
-                        let v = eval(self.ctx, e, &scope)?;
-                        let Some(sv) = v.to_store() else { continue };
-                        if let Some(keys) = self.ctx.read().nodes_by_property(label, k, &sv, None)? {
-                            return Ok((2 + keys.len() as u64, Start::Keys(keys)));
-                        }
-                    }
-                }
-            }
+        match self.named(np, vals, None)? {
+            Some(s @ Start::Bound(_)) => return Ok((0, s)),
+            Some(s @ Start::ByKey(_)) => return Ok((1, s)),
+            Some(Start::Keys(keys)) => return Ok((2 + keys.len() as u64, Start::Keys(keys))),
+            _ => {}
         }
         let g = self.ctx.read();
         let mut best: Option<(u64, &String)> = None;
@@ -349,23 +345,24 @@ impl<'c> Matcher<'c, '_, '_> {
             .and_then(|n| n.var.as_ref())
             .and_then(|v| self.slot(v))
             .is_some_and(|v| self.bound[v]);
-        let (el, start) = match last.filter(|_| !(c0 == 0 || (c0 == 1 && !end_bound))) {
+        let (el, start, far) = match last.filter(|_| !(c0 == 0 || (c0 == 1 && !end_bound))) {
             None => {
                 reversed = false;
-                (el, s0)
+                (el, s0, None)
             }
             Some(last) => {
                 let (c1, s1) = self.start_of(last, vals)?;
                 if c1 < c0 {
                     reversed = true;
                     owned = reverse(el);
-                    (&owned, s1)
+                    (&owned, s1, Some(s0))
                 } else {
                     reversed = false;
-                    (el, s0)
+                    (el, s0, Some(s1))
                 }
             }
         };
+        self.far_ends[i] = far.filter(|_| el.chain.len() == 1).map(few_ends);
         let key_known = matches!(start, Start::ByKey(_));
         // A label scan's nodes have its label: only the pattern's other labels are checked.
         let unchecked;
@@ -462,7 +459,16 @@ impl<'c> Matcher<'c, '_, '_> {
                 let keep_path = parts[i].var.is_some();
                 // The relationship as a value only when something reads it.
                 let as_value = keep_path || rp.var.is_some() || rp.props.is_some();
-                let rels = match self.expand_into(&cur_node.key, rp, np, vals)? {
+                let ends = match &self.far_ends[i] {
+                    _ if !can_expand_into(self.ctx, rp) => None,
+                    Some(priced) => priced.clone(),
+                    None => self.known_ends(np, vals)?,
+                };
+                let into = match ends {
+                    Some(ends) => self.expand_into(&cur_node.key, rp, ends)?,
+                    None => None,
+                };
+                let rels = match into {
                     Some(found) => Box::new(found.into_iter()),
                     None => self.expand(&cur_node.key, rp)?,
                 };
@@ -683,24 +689,17 @@ impl<'c> Matcher<'c, '_, '_> {
         super::adjacency::expand_lazily(self.ctx, key, rp.direction, &rp.types)
     }
 
-    /// The relationships of `rp` from `key` to the few nodes `np` can be (see
-    /// [`Self::known_ends`]), by point lookups between the two ends instead of listing all
-    /// of `key`'s relationships and reading each neighbour (LightRAG's `get_edges_batch`
-    /// names both ends by an indexed property); `None`: list them. Each end found is still
-    /// checked against `np` by the caller.
+    /// The relationships of `rp` (where [`can_expand_into`] allows) from `key` to `ends`, the
+    /// few nodes the step's far end can be (see [`Self::known_ends`]), by point lookups between the two ends instead of
+    /// listing all of `key`'s relationships and reading each neighbour (LightRAG's
+    /// `get_edges_batch` names both ends by an indexed property); `None`: list them. Each end
+    /// found is still checked against the far end's pattern by the caller.
     fn expand_into(
         &self,
         key: &NodeKey,
         rp: &RelPattern,
-        np: &NodePattern,
-        vals: &[Value],
+        ends: Vec<NodeKey>,
     ) -> Result<Option<Vec<(RelRef, NodeKey)>>> {
-        if !can_expand_into(self.ctx, rp) {
-            return Ok(None);
-        }
-        let Some(ends) = self.known_ends(np, vals)? else {
-            return Ok(None);
-        };
         let mut out = Vec::new();
         for end in ends {
             match rels_between(self.ctx, key, &end, rp)? {
@@ -711,40 +710,46 @@ impl<'c> Matcher<'c, '_, '_> {
         Ok(Some(out))
     }
 
-    /// The nodes `np` can only be, when they are few and known without listing anything: its
-    /// variable's node when bound, the node of its `_key`, or at most [`INTO_MAX_ENDS`] nodes
-    /// of an indexed property of one of its labels. `None` otherwise.
-    fn known_ends(&self, np: &NodePattern, vals: &[Value]) -> Result<Option<Vec<NodeKey>>> {
+    /// The nodes `np` names without listing anything: its variable's node when bound
+    /// ([`Start::Bound`]), the node of its `_key` entry ([`Start::ByKey`]), or the nodes of an
+    /// indexed property of one of its labels ([`Start::Keys`], at most `limit` read). Only
+    /// entries that read nothing but variables already bound count: in `(a)-->(b {p: a.q})`
+    /// `b` is not named before `a` is.
+    fn named(&self, np: &NodePattern, vals: &[Value], limit: Option<usize>) -> Result<Option<Start>> {
         if let Some(v) = np.var.as_ref().and_then(|v| self.slot(v)) {
             if self.bound[v] {
-                return Ok(match &vals[v] {
-                    Value::Node(n) => Some(vec![n.key.clone()]),
-                    _ => None,
-                });
+                return Ok(Some(Start::Bound(vals[v].clone())));
             }
         }
         let Some(crate::ast::Expr::Map(entries)) = np.props.as_deref() else {
             return Ok(None);
         };
+        let bound: Vec<&str> = (self.names.iter().zip(&self.bound))
+            .filter_map(|(n, b)| b.then_some(n.as_str()))
+            .collect();
         let scope = self.scope(vals);
-        if let Some((_, e)) = entries.iter().find(|(k, _)| k == KEY_PROPERTY) {
-            return Ok(super::node_key(eval(self.ctx, e, &scope)?).map(|k| vec![k]));
+        let ready = |e: &crate::ast::Expr| e.reads_only(&bound);
+        if let Some((_, e)) = entries.iter().find(|(k, e)| k == KEY_PROPERTY && ready(e)) {
+            let keys = super::node_key(eval(self.ctx, e, &scope)?).into_iter().collect();
+            return Ok(Some(Start::ByKey(keys)));
         }
         for label in &np.labels {
-            for (k, e) in entries {
+            for (k, e) in entries.iter().filter(|(_, e)| ready(e)) {
                 let Some(sv) = eval(self.ctx, e, &scope)?.to_store() else {
                     continue;
                 };
-                if let Some(keys) = self
-                    .ctx
-                    .read()
-                    .nodes_by_property(label, k, &sv, Some(INTO_MAX_ENDS + 1))?
-                {
-                    return Ok((keys.len() <= INTO_MAX_ENDS).then_some(keys));
+                if let Some(keys) = self.ctx.read().nodes_by_property(label, k, &sv, limit)? {
+                    return Ok(Some(Start::Keys(keys)));
                 }
             }
         }
         Ok(None)
+    }
+
+    /// The nodes `np` can only be, when they are few and known without listing anything (see
+    /// [`Self::named`]): `None` when they are not, or more than [`INTO_MAX_ENDS`].
+    fn known_ends(&self, np: &NodePattern, vals: &[Value]) -> Result<Option<Vec<NodeKey>>> {
+        Ok(self.named(np, vals, Some(INTO_MAX_ENDS + 1))?.and_then(few_ends))
     }
 
     fn shortest_part(&mut self, parts: &[PatternPart], i: usize, vals: &mut Vec<Value>, f: &mut Emit) -> Result<bool> {

@@ -174,9 +174,9 @@ pub(crate) fn plan<'q>(ctx: &Ctx, site: &MatchSite<'_, 'q>) -> Result<Option<Wal
     // The projection may read only the end node (and its own columns).
     let mut allowed: Vec<&str> = vec![end_var];
     allowed.extend(p.items.iter().filter_map(|i| i.alias.as_deref()));
-    let reads_end_only = p.items.iter().all(|i| refs_only(&i.expr, &[end_var]))
-        && p.order_by.iter().all(|o| refs_only(&o.expr, &allowed))
-        && p.where_.as_ref().is_none_or(|w| refs_only(w, &allowed));
+    let reads_end_only = p.items.iter().all(|i| i.expr.reads_only(&[end_var]))
+        && p.order_by.iter().all(|o| o.expr.reads_only(&allowed))
+        && p.where_.as_ref().is_none_or(|w| w.reads_only(&allowed));
     if !reads_end_only {
         return Ok(None);
     }
@@ -612,32 +612,6 @@ fn excludes_start(w: &Expr, end: &str, start_var: Option<&str>, start: &WalkStar
         (is_var(x, end) && start_var.is_some_and(|s| is_var(y, s))) || (end_key(x) && start_key(y))
     };
     pair(a, b) || pair(b, a)
-}
-
-/// Whether `e` reads no variable but those in `vars` (a conservative whitelist of forms).
-fn refs_only(e: &Expr, vars: &[&str]) -> bool {
-    let all = |xs: &mut dyn Iterator<Item = &Expr>| {
-        let mut ok = true;
-        for x in xs {
-            ok &= refs_only(x, vars);
-        }
-        ok
-    };
-    match e {
-        Expr::Literal(_) | Expr::Parameter(_) | Expr::CountStar => true,
-        Expr::Variable(v) => vars.contains(&v.as_str()),
-        Expr::Property(x, _) | Expr::Unary(_, x) | Expr::IsNull(x, _) | Expr::HasLabels(x, _) => refs_only(x, vars),
-        Expr::Binary(_, a, b) | Expr::Index(a, b) => refs_only(a, vars) && refs_only(b, vars),
-        Expr::List(xs) => all(&mut xs.iter()),
-        Expr::Map(es) => all(&mut es.iter().map(|(_, x)| x)),
-        Expr::Function { args, .. } => all(&mut args.iter()),
-        Expr::Slice(a, b, c) => refs_only(a, vars) && all(&mut b.iter().chain(c.iter()).map(|x| &**x)),
-        Expr::Case { operand, whens, else_ } => {
-            all(&mut operand.iter().chain(else_.iter()).map(|x| &**x))
-                && whens.iter().all(|(w, t)| refs_only(w, vars) && refs_only(t, vars))
-        }
-        _ => false,
-    }
 }
 
 /// Whether the aggregates in `e` are all `count(*)`.
