@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 /// An edge's identity: `(type, a, b)`, with `a <= b` for the undirected type.
 pub(crate) type EdgeId = (&'static str, NodeKey, NodeKey);
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Model {
     /// The last operation applied.
     pub(crate) op: u64,
