@@ -1,4 +1,5 @@
-//! LightRAG's `get_edges_batch` query with and without the expand-into (decision 0053).
+//! LightRAG's `get_edges_batch` query with and without the expand-into (decision 0053), and
+//! the same ends named in a WHERE (decision 0054); node lookups by element id.
 //!
 //! `cargo bench -p hopdb-cypher --bench edges_batch` (LightRAG graphs from ../shared/datasets
 //! or $HOPDB_DATASETS; a missing one is skipped with a message). Each graph is imported from
@@ -10,12 +11,19 @@
 //!
 //! - `into`: the query as LightRAG sends it; both ends are named by the index, so the step
 //!   is an expand-into (point lookups between the two ends);
-//! - `listing`: the same with the far end's `entity_id` in a WHERE instead of the pattern: the
-//!   start's relationships listed and each neighbour read (what every query did before).
+//! - `where`: the far end's `entity_id` in a WHERE instead of the pattern (`WHERE
+//!   end.entity_id = pair.tgt`), as hand-written Cypher often has it: the WHERE names the end;
+//! - `listing`: the same WHERE made opaque to the matcher (`(end.entity_id = pair.tgt) =
+//!   true`): the start's relationships listed and each neighbour read, what every query did
+//!   before these fast paths.
 //!
-//! Both answer the same (checked first). Rounds alternate the order of the two; the figure is
-//! the median over 15 rounds of each one's time for the same 50 batches, and the median of the
-//! per-round ratios. Store first, then again with the projection `hopdb serve` builds.
+//! Then node lookups, 100 nodes a batch: `MATCH (n) WHERE elementId(n) IN $ids` (what the
+//! explorer and drivers send for nodes they were given) against the same made opaque.
+//!
+//! The forms answer the same (checked first). Rounds rotate their order; the figure is the
+//! median over 15 rounds of each one's time for the same 50 batches, and the median of the
+//! per-round ratios to the opaque form. Store first, then again with the projection `hopdb
+//! serve` builds.
 
 // Benchmarks: a panic is the failure report.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -32,9 +40,14 @@ use std::time::Instant;
 const INTO: &str = "UNWIND $pairs AS pair \
     MATCH (start:base {entity_id: pair.src})-[r:DIRECTED]-(end:base {entity_id: pair.tgt}) \
     RETURN pair.src AS src_id, pair.tgt AS tgt_id, collect(properties(r)) AS edges";
-const LISTING: &str = "UNWIND $pairs AS pair \
+const WHERE: &str = "UNWIND $pairs AS pair \
     MATCH (start:base {entity_id: pair.src})-[r:DIRECTED]-(end:base) WHERE end.entity_id = pair.tgt \
     RETURN pair.src AS src_id, pair.tgt AS tgt_id, collect(properties(r)) AS edges";
+const LISTING: &str = "UNWIND $pairs AS pair \
+    MATCH (start:base {entity_id: pair.src})-[r:DIRECTED]-(end:base) WHERE (end.entity_id = pair.tgt) = true \
+    RETURN pair.src AS src_id, pair.tgt AS tgt_id, collect(properties(r)) AS edges";
+const BY_ELEMENT_ID: &str = "MATCH (n) WHERE elementId(n) IN $ids RETURN n.entity_id";
+const BY_ELEMENT_ID_OPAQUE: &str = "MATCH (n) WHERE (elementId(n) IN $ids) = true RETURN n.entity_id";
 const ROUNDS: usize = 15;
 const BATCHES: usize = 50;
 const PAIRS: usize = 100;
@@ -88,36 +101,62 @@ fn batches(e: &QueryEngine) -> Vec<Params> {
         .collect()
 }
 
-fn measure(e: &QueryEngine, batches: &[Params], stage: &str, name: &str) {
+/// Times each of `forms` (label, query) over the same batches; the last is the reference the
+/// others are checked against and compared with. Returns a table row.
+fn measure(e: &QueryEngine, batches: &[Params], forms: &[(&str, &str)], stage: &str, name: &str) -> String {
+    let reference = forms.last().unwrap().1;
     for p in batches.iter().take(5) {
-        assert_eq!(
-            sorted(rows(e, INTO, p)),
-            sorted(rows(e, LISTING, p)),
-            "{name}: the two forms differ"
-        );
+        for (label, q) in forms {
+            assert_eq!(
+                sorted(rows(e, q, p)),
+                sorted(rows(e, reference, p)),
+                "{name}: {label} differs"
+            );
+        }
     }
-    let (mut times, mut ratios) = ([Vec::new(), Vec::new()], Vec::new());
+    let n = forms.len();
+    let (mut times, mut ratios) = (vec![Vec::new(); n], vec![Vec::new(); n]);
     for round in 0..ROUNDS {
-        let mut secs = [0.0; 2];
-        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
-        for k in order {
-            let q = [INTO, LISTING][k];
+        let mut secs = vec![0.0; n];
+        for i in 0..n {
+            let k = (i + round) % n;
             let t = Instant::now();
             for p in batches {
-                black_box(rows(e, q, p));
+                black_box(rows(e, forms[k].1, p));
             }
             secs[k] = t.elapsed().as_secs_f64();
         }
-        for k in 0..2 {
+        for k in 0..n {
             times[k].push(secs[k] / batches.len() as f64 * 1e3);
+            ratios[k].push(secs[n - 1] / secs[k]);
         }
-        ratios.push(secs[1] / secs[0]);
     }
-    let [into, listing] = times.map(median);
-    println!(
-        "| {name} | {stage} | {into:.3} | {listing:.3} | {:.2}x |",
-        median(ratios)
-    );
+    let cells: Vec<String> = times.into_iter().map(|t| format!("{:.3}", median(t))).collect();
+    let speedups: Vec<String> = ratios[..n - 1]
+        .iter()
+        .map(|r| format!("{:.2}x", median(r.clone())))
+        .collect();
+    format!(
+        "| {name} | {stage} | {} | {} |",
+        cells.join(" | "),
+        speedups.join(" | ")
+    )
+}
+
+/// Batches of `PAIRS` element ids of random nodes, a fixed sequence.
+fn id_batches(e: &QueryEngine) -> Vec<Params> {
+    let ids: Vec<Value> = rows(e, "MATCH (n:base) RETURN elementId(n)", &Params::new())
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    (0..BATCHES)
+        .map(|b| {
+            let pick = (0..PAIRS).map(|i| ids[(b * 7919 + i * 104_729) % ids.len()].clone());
+            let mut p = Params::new();
+            p.insert("ids".into(), Value::List(pick.collect()));
+            p
+        })
+        .collect()
 }
 
 fn main() {
@@ -125,8 +164,14 @@ fn main() {
         eprintln!("skipping: no datasets folder (set HOPDB_DATASETS)");
         return;
     };
-    println!("| graph | adjacency | into, ms a batch of {PAIRS} | listing, ms | listing / into (median of {ROUNDS} rounds) |");
-    println!("|---|---|---:|---:|---:|");
+    let edge_forms = [("into", INTO), ("where", WHERE), ("listing", LISTING)];
+    let id_forms = [("by element id", BY_ELEMENT_ID), ("opaque", BY_ELEMENT_ID_OPAQUE)];
+    let mut lookups = Vec::new();
+    println!(
+        "| graph | adjacency | into, ms a batch of {PAIRS} pairs | where, ms | listing, ms | \
+         listing / into | listing / where (medians of {ROUNDS} rounds) |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---:|");
     for name in [
         "lightrag-lennyhub-podcasts",
         "lightrag-dickens-full-workdir",
@@ -161,10 +206,17 @@ fn main() {
             db.graph().edge_count().unwrap()
         );
         let batches = batches(&e);
-        measure(&e, &batches, "store", &name);
+        println!("{}", measure(&e, &batches, &edge_forms, "store", &name));
+        lookups.push(measure(&e, &id_batches(&e), &id_forms, "store", &name));
         db.analytics()
             .projection(&ProjectionSpec::all(), &Control::default())
             .unwrap();
-        measure(&e, &batches, "projection", &name);
+        println!("{}", measure(&e, &batches, &edge_forms, "projection", &name));
+    }
+    println!();
+    println!("| graph | adjacency | elementId(n) IN $ids, ms a batch of {PAIRS} | opaque, ms | opaque / by id |");
+    println!("|---|---|---:|---:|---:|");
+    for row in lookups {
+        println!("{row}");
     }
 }

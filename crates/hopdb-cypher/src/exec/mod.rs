@@ -234,6 +234,7 @@ fn stream_match(
             None => distinct_key_limit(ctx, p, parts)?,
             Some(_) => None,
         },
+        where_,
     };
     let mut matched = 0u64;
     for row in &t.rows {
@@ -401,6 +402,7 @@ fn read_clause(ctx: &Ctx, c: &Clause, t: Table, rest: &[Clause]) -> Result<std::
                 let opts = pattern::MatchOptions {
                     distinct_ends,
                     ends_limit,
+                    where_: where_.as_ref(),
                 };
                 pattern::for_each_match_with(ctx, &t.names, row, parts, opts, &mut |n, r| {
                     if let Some(w) = where_ {

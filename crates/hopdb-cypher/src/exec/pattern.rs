@@ -5,7 +5,7 @@
 use super::adjacency::{can_expand_into, path_query, rels_between};
 use super::ctx::Ctx;
 use super::eval::{eval, Scope};
-use crate::ast::{NodePattern, PathKind, PatternElement, PatternPart, RelDirection, RelPattern};
+use crate::ast::{BinaryOp, Expr, NodePattern, PathKind, PatternElement, PatternPart, RelDirection, RelPattern};
 use crate::compare;
 use crate::engine::KEY_PROPERTY;
 use crate::error::{CypherError, ErrorClass, Result};
@@ -55,12 +55,67 @@ pub(crate) fn for_each_match(
 
 /// What the planner lets a match skip.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct MatchOptions {
+pub(crate) struct MatchOptions<'w> {
     /// Path multiplicity does not matter (a DISTINCT projection follows): an anonymous
     /// variable-length step may yield each end node once.
     pub distinct_ends: bool,
     /// With `distinct_ends`: at most this many end nodes per start are needed.
     pub ends_limit: Option<usize>,
+    /// The MATCH's WHERE, which the caller still applies to every match: its conjuncts that
+    /// name a node's key, id or indexed property only narrow where the node's candidates
+    /// come from (see [`Hint`]).
+    pub where_: Option<&'w Expr>,
+}
+
+/// A WHERE conjunct that names the nodes a pattern variable can be: every node the WHERE
+/// holds for is among them, so the matcher may start from them (or expand into them)
+/// instead of scanning; the WHERE itself still filters every match.
+#[derive(Debug, Clone, Copy)]
+enum Hint<'w> {
+    /// `v.prop = expr`, or `v.prop IN expr` (`list`).
+    Property { prop: &'w str, expr: &'w Expr, list: bool },
+    /// `elementId(v) = expr` (`element`) or `id(v) = expr`, or `IN`.
+    Id { expr: &'w Expr, list: bool, element: bool },
+}
+
+/// The hints among `w`'s top-level AND conjuncts, by variable.
+fn where_hints<'w>(w: &'w Expr, out: &mut Vec<(&'w str, Hint<'w>)>) {
+    match w {
+        Expr::Binary(BinaryOp::And, a, b) => {
+            where_hints(a, out);
+            where_hints(b, out);
+        }
+        Expr::Binary(BinaryOp::Eq, a, b) => {
+            out.extend(hint_of(a, b, false));
+            out.extend(hint_of(b, a, false));
+        }
+        Expr::Binary(BinaryOp::In, a, b) => out.extend(hint_of(a, b, true)),
+        _ => {}
+    }
+}
+
+/// `x` compared with `expr` as a hint, when `x` is `v.prop`, `elementId(v)` or `id(v)`.
+fn hint_of<'w>(x: &'w Expr, expr: &'w Expr, list: bool) -> Option<(&'w str, Hint<'w>)> {
+    match x {
+        Expr::Property(v, prop) => match &**v {
+            Expr::Variable(v) => Some((v, Hint::Property { prop, expr, list })),
+            _ => None,
+        },
+        Expr::Function {
+            name,
+            distinct: false,
+            args,
+        } => {
+            let element = name.eq_ignore_ascii_case("elementId");
+            match args.as_slice() {
+                [Expr::Variable(v)] if element || name.eq_ignore_ascii_case("id") => {
+                    Some((v, Hint::Id { expr, list, element }))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Like [`for_each_match`]; with `distinct_ends`, an anonymous variable-length step yields
@@ -75,6 +130,10 @@ pub(crate) fn for_each_match_with(
     opts: MatchOptions,
     f: &mut Emit,
 ) -> Result<()> {
+    let mut hints = Vec::new();
+    if let Some(w) = opts.where_ {
+        where_hints(w, &mut hints);
+    }
     let mut all = names.to_vec();
     all.extend(new_vars(parts, names));
     let mut vals = row.to_vec();
@@ -87,6 +146,7 @@ pub(crate) fn for_each_match_with(
         bound,
         used: Vec::new(),
         opts,
+        hints,
         far_ends: vec![None; parts.len()],
     };
     m.parts(parts, 0, &mut vals, f)?;
@@ -120,12 +180,14 @@ pub(crate) fn for_each_element_match(
     for_each_match(ctx, names, row, std::slice::from_ref(&part), f)
 }
 
-struct Matcher<'c, 't, 'p> {
+struct Matcher<'c, 't, 'p, 'w> {
     ctx: &'c Ctx<'t, 'p>,
     names: Vec<String>,
     bound: Vec<bool>,
     used: Vec<RelRef>,
-    opts: MatchOptions,
+    opts: MatchOptions<'w>,
+    /// The WHERE's hints (see [`Hint`]), by variable.
+    hints: Vec<(&'w str, Hint<'w>)>,
     /// Per pattern part of one step priced at both ends: what [`Matcher::known_ends`] says of
     /// the end it did not start from, so the step does not look its index up again.
     far_ends: Vec<Option<Option<Vec<NodeKey>>>>,
@@ -141,6 +203,13 @@ enum Start {
     All,
 }
 
+/// `keys` without repeats, in their first order (a list may name a node twice; the match
+/// must find it once).
+fn dedup(keys: Vec<NodeKey>) -> Vec<NodeKey> {
+    let mut seen = std::collections::HashSet::with_capacity(keys.len());
+    keys.into_iter().filter(|k| seen.insert(k.clone())).collect()
+}
+
 /// The ends a step into `start`'s nodes can look up directly: at most [`INTO_MAX_ENDS`]
 /// named nodes (see `Matcher::expand_into`).
 fn few_ends(start: Start) -> Option<Vec<NodeKey>> {
@@ -152,7 +221,7 @@ fn few_ends(start: Start) -> Option<Vec<NodeKey>> {
     }
 }
 
-impl<'c> Matcher<'c, '_, '_> {
+impl<'c> Matcher<'c, '_, '_, '_> {
     fn slot(&self, v: &str) -> Option<usize> {
         self.names.iter().position(|n| n == v)
     }
@@ -272,7 +341,7 @@ impl<'c> Matcher<'c, '_, '_> {
     fn props_ok(&self, props: &crate::ast::Expr, v: &Value, vals: &[Value], key_known: bool) -> Result<bool> {
         let scope = self.scope(vals);
         // A written map: entry by entry, without building it (`{_key: $k}` on every start).
-        if let crate::ast::Expr::Map(entries) = props {
+        if let Expr::Map(entries) = props {
             for (k, e) in entries {
                 if key_known && k == KEY_PROPERTY {
                     continue;
@@ -721,14 +790,22 @@ impl<'c> Matcher<'c, '_, '_> {
                 return Ok(Some(Start::Bound(vals[v].clone())));
             }
         }
-        let Some(crate::ast::Expr::Map(entries)) = np.props.as_deref() else {
-            return Ok(None);
+        let entries = match np.props.as_deref() {
+            Some(Expr::Map(entries)) => entries.as_slice(),
+            _ => &[],
         };
+        let hints: Vec<Hint> = match &np.var {
+            Some(var) => self.hints.iter().filter(|(v, _)| v == var).map(|(_, h)| *h).collect(),
+            None => Vec::new(),
+        };
+        if entries.is_empty() && hints.is_empty() {
+            return Ok(None);
+        }
         let bound: Vec<&str> = (self.names.iter().zip(&self.bound))
             .filter_map(|(n, b)| b.then_some(n.as_str()))
             .collect();
         let scope = self.scope(vals);
-        let ready = |e: &crate::ast::Expr| e.reads_only(&bound);
+        let ready = |e: &Expr| e.reads_only(&bound);
         if let Some((_, e)) = entries.iter().find(|(k, e)| k == KEY_PROPERTY && ready(e)) {
             let keys = super::node_key(eval(self.ctx, e, &scope)?).into_iter().collect();
             return Ok(Some(Start::ByKey(keys)));
@@ -743,7 +820,89 @@ impl<'c> Matcher<'c, '_, '_> {
                 }
             }
         }
+        for h in hints {
+            let (Hint::Property { expr, list, .. } | Hint::Id { expr, list, .. }) = h;
+            if !ready(expr) {
+                continue;
+            }
+            let values = match (eval(self.ctx, expr, &scope)?, list) {
+                (Value::List(items), true) => items,
+                // `x IN null` holds for no node; anything else but a list is the WHERE's
+                // error to raise.
+                (Value::Null, true) => Vec::new(),
+                (_, true) => continue,
+                (v, false) => vec![v],
+            };
+            if let Some(start) = self.hinted(np, h, values, limit)? {
+                return Ok(Some(start));
+            }
+        }
         Ok(None)
+    }
+
+    /// The nodes hint `h` names, given the values its expression evaluated to (one, or a
+    /// list's items); `None` when it cannot say (no index, or a value it cannot look up).
+    fn hinted(&self, np: &NodePattern, h: Hint, values: Vec<Value>, limit: Option<usize>) -> Result<Option<Start>> {
+        let g = self.ctx.read();
+        let mut keys = Vec::new();
+        match h {
+            Hint::Property { prop: KEY_PROPERTY, .. } => {
+                for v in values {
+                    match v {
+                        // Keys are strings and integers: no other value equals one.
+                        Value::String(_) | Value::Int(_) => keys.extend(super::node_key(v)),
+                        Value::Null | Value::Bool(_) | Value::List(_) | Value::Map(_) => {}
+                        // A float equal to an integer key, and the like: ask the WHERE.
+                        _ => return Ok(None),
+                    }
+                }
+            }
+            Hint::Property { prop, .. } => {
+                // The first of the pattern's labels with an index on the property; null
+                // equals nothing, and a map or an entity is never a property value.
+                let mut label: Option<&str> = None;
+                for sv in values.into_iter().filter_map(|v| v.to_store()) {
+                    let found = match label {
+                        Some(l) => g.nodes_by_property(l, prop, &sv, limit)?,
+                        None => {
+                            let mut found = None;
+                            for l in &np.labels {
+                                found = g.nodes_by_property(l, prop, &sv, limit)?;
+                                if found.is_some() {
+                                    label = Some(l);
+                                    break;
+                                }
+                            }
+                            found
+                        }
+                    };
+                    match found {
+                        Some(found) => keys.extend(found),
+                        None => return Ok(None),
+                    }
+                }
+            }
+            Hint::Id { element, .. } => {
+                // Ids name stored nodes only: a write transaction's new ones have none yet.
+                if self.ctx.snapshot().is_none() || self.ctx.is_remote() {
+                    return Ok(None);
+                }
+                for v in values {
+                    let id = match (v, element) {
+                        (Value::String(s), true) => s.parse::<u64>().ok(),
+                        (Value::Int(i), false) => u64::try_from(i).ok(),
+                        (Value::Float(f), false) if f.fract() == 0.0 && f >= 0.0 => Some(f as u64),
+                        (Value::Null | Value::String(_) | Value::Int(_) | Value::Float(_), _) => None,
+                        _ => return Ok(None),
+                    };
+                    if let Some(key) = id.map(|id| g.node_key(id)).transpose()?.flatten() {
+                        keys.push(key);
+                    }
+                }
+            }
+        }
+        // Not `ByKey`: the pattern's own `_key` entry, if any, is still to be checked.
+        Ok(Some(Start::Keys(dedup(keys))))
     }
 
     /// The nodes `np` can only be, when they are few and known without listing anything (see

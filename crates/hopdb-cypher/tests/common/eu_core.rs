@@ -1,5 +1,5 @@
 //! SNAP email-Eu-core as a typed test graph, shared by the differential tests of the
-//! matcher's fast paths (walks.rs, expand_into.rs).
+//! matcher's fast paths (walks.rs, expand_into.rs, where_hints.rs).
 
 #![allow(dead_code)]
 
@@ -102,4 +102,43 @@ pub fn rows(e: &QueryEngine, q: &str, p: &Params) -> Vec<Vec<Value>> {
         .unwrap_or_else(|err| panic!("{q}: {err}"))
         .collect_rows()
         .unwrap()
+}
+
+pub type Edges = Vec<(i64, i64)>;
+
+/// email-Eu-core in memory (see [`load`]), each node's `num` (its id modulo 331, about
+/// three nodes a value) indexed: the edges, the node count, the store and an engine on it.
+pub fn numbered_eu_core() -> Option<(Edges, i64, Database, QueryEngine)> {
+    let edges = eu_core_edges()?;
+    let n = edges.iter().map(|&(a, b)| a.max(b)).max().unwrap() + 1;
+    let db = Database::in_memory();
+    load(&db, &edges, n);
+    let e = QueryEngine::new(db.clone());
+    rows(&e, "CREATE INDEX FOR (n:P) ON (n.num)", &Params::new());
+    rows(&e, "MATCH (n:P) SET n.num = toInteger(n._key) % 331", &Params::new());
+    // String keys (odd ids) have no integer value: give them theirs.
+    rows(
+        &e,
+        "MATCH (n:P) WHERE n._key STARTS WITH 'n' SET n.num = toInteger(substring(n._key, 1)) % 331",
+        &Params::new(),
+    );
+    Some((edges, n, db, e))
+}
+
+/// Runs `check` (given the stage's name) on the store, then again with a fresh projection
+/// built; both must find the same number of rows, which it returns.
+pub fn on_store_and_projection(db: &Database, mut check: impl FnMut(&str) -> usize) -> usize {
+    let store = check("no projection");
+    db.analytics()
+        .projection(
+            &hopdb_database::ProjectionSpec::all(),
+            &hopdb_database::Control::default(),
+        )
+        .unwrap();
+    let projected = check("fresh projection");
+    assert_eq!(
+        store, projected,
+        "the store and the projection found different row counts"
+    );
+    store
 }
