@@ -24,6 +24,9 @@ fi
 # One profile (release) for tests, benches, the CLI and the Python wheel: RocksDB is built once.
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo test --release --workspace
+# The Python and bench tests run the command-line binaries (hopdb, hopdb-bench, hopdb-loadgen):
+# `cargo test` links only those with tests of their own, so a fresh build directory lacks some.
+cargo build --release --workspace --bins
 # Bounded coverage-guided fuzzing of the Bolt decoders and session (what network clients send).
 bash scripts/fuzz.sh
 # The Python package (installed by setup.sh), from the repository root so `import hopdb` is the wheel.
