@@ -657,28 +657,30 @@ impl Expr {
         self.map_children(&mut |c| c.substitute_items(items))
     }
 
-    /// Whether the expression reads no variable but those in `vars` (a conservative
+    /// Whether the expression reads no variable but those `known` accepts (a conservative
     /// whitelist of forms: anything else, a subquery or a comprehension, says no).
-    pub fn reads_only(&self, vars: &[&str]) -> bool {
+    pub fn reads_only(&self, known: &dyn Fn(&str) -> bool) -> bool {
         let all = |xs: &mut dyn Iterator<Item = &Expr>| {
             let mut ok = true;
             for x in xs {
-                ok = ok && x.reads_only(vars);
+                ok = ok && x.reads_only(known);
             }
             ok
         };
         match self {
             Expr::Literal(_) | Expr::Parameter(_) | Expr::CountStar => true,
-            Expr::Variable(v) => vars.contains(&v.as_str()),
-            Expr::Property(x, _) | Expr::Unary(_, x) | Expr::IsNull(x, _) | Expr::HasLabels(x, _) => x.reads_only(vars),
-            Expr::Binary(_, a, b) | Expr::Index(a, b) => a.reads_only(vars) && b.reads_only(vars),
+            Expr::Variable(v) => known(v),
+            Expr::Property(x, _) | Expr::Unary(_, x) | Expr::IsNull(x, _) | Expr::HasLabels(x, _) => {
+                x.reads_only(known)
+            }
+            Expr::Binary(_, a, b) | Expr::Index(a, b) => a.reads_only(known) && b.reads_only(known),
             Expr::List(xs) => all(&mut xs.iter()),
             Expr::Map(es) => all(&mut es.iter().map(|(_, x)| x)),
             Expr::Function { args, .. } => all(&mut args.iter()),
-            Expr::Slice(a, b, c) => a.reads_only(vars) && all(&mut b.iter().chain(c.iter()).map(|x| &**x)),
+            Expr::Slice(a, b, c) => a.reads_only(known) && all(&mut b.iter().chain(c.iter()).map(|x| &**x)),
             Expr::Case { operand, whens, else_ } => {
                 all(&mut operand.iter().chain(else_.iter()).map(|x| &**x))
-                    && whens.iter().all(|(w, t)| w.reads_only(vars) && t.reads_only(vars))
+                    && whens.iter().all(|(w, t)| w.reads_only(known) && t.reads_only(known))
             }
             _ => false,
         }

@@ -622,10 +622,11 @@ impl<'c> Matcher<'c, '_, '_, '_> {
     }
 
     /// The relationships of `rp` (where [`can_expand_into`] allows) from `key` to `ends`, the
-    /// few nodes the step's far end can be (see [`Self::known_ends`]), by point lookups between the two ends instead of
-    /// listing all of `key`'s relationships and reading each neighbour (LightRAG's
-    /// `get_edges_batch` names both ends by an indexed property); `None`: list them. Each end
-    /// found is still checked against the far end's pattern by the caller.
+    /// few nodes the step's far end can be (see [`Self::known_ends`]), by point lookups
+    /// between the two ends instead of listing all of `key`'s relationships and reading each
+    /// neighbour (LightRAG's `get_edges_batch` names both ends by an indexed property);
+    /// `None`: list them. Each end found is still checked against the far end's pattern by
+    /// the caller.
     fn expand_into(
         &self,
         key: &NodeKey,

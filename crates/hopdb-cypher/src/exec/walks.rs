@@ -174,9 +174,11 @@ pub(crate) fn plan<'q>(ctx: &Ctx, site: &MatchSite<'_, 'q>) -> Result<Option<Wal
     // The projection may read only the end node (and its own columns).
     let mut allowed: Vec<&str> = vec![end_var];
     allowed.extend(p.items.iter().filter_map(|i| i.alias.as_deref()));
-    let reads_end_only = p.items.iter().all(|i| i.expr.reads_only(&[end_var]))
-        && p.order_by.iter().all(|o| o.expr.reads_only(&allowed))
-        && p.where_.as_ref().is_none_or(|w| w.reads_only(&allowed));
+    let reads_end_only = p.items.iter().all(|i| i.expr.reads_only(&|v| v == end_var))
+        && p.order_by.iter().all(|o| o.expr.reads_only(&|v| allowed.contains(&v)))
+        && p.where_
+            .as_ref()
+            .is_none_or(|w| w.reads_only(&|v| allowed.contains(&v)));
     if !reads_end_only {
         return Ok(None);
     }

@@ -175,9 +175,7 @@ impl Matcher<'_, '_, '_, '_> {
         if entries.is_empty() && hints.is_empty() {
             return Ok(None);
         }
-        let bound: Vec<&str> = (self.names.iter().zip(&self.bound))
-            .filter_map(|(n, b)| b.then_some(n.as_str()))
-            .collect();
+        let bound = |v: &str| self.slot(v).is_some_and(|s| self.bound[s]);
         let scope = self.scope(vals);
         let ready = |e: &Expr| e.reads_only(&bound);
         if let Some((_, e)) = entries.iter().find(|(k, e)| k == KEY_PROPERTY && ready(e)) {
@@ -232,27 +230,24 @@ impl Matcher<'_, '_, '_, '_> {
                 }
             }
             Hint::Property { prop, .. } => {
-                // The first of the pattern's labels with an index on the property; null
-                // equals nothing, and a map or an entity is never a property value.
-                let mut label: Option<&str> = None;
-                for sv in values.into_iter().filter_map(|v| v.to_store()) {
-                    let found = match label {
-                        Some(l) => g.nodes_by_property(l, prop, &sv, limit)?,
-                        None => {
-                            let mut found = None;
-                            for l in &np.labels {
-                                found = g.nodes_by_property(l, prop, &sv, limit)?;
-                                if found.is_some() {
-                                    label = Some(l);
-                                    break;
-                                }
-                            }
-                            found
+                // Null equals nothing, and a map or an entity is never a property value.
+                let mut values = values.into_iter().filter_map(|v| v.to_store());
+                if let Some(first) = values.next() {
+                    // The first of the pattern's labels with an index on the property.
+                    let mut indexed = None;
+                    for l in &np.labels {
+                        if let Some(found) = g.nodes_by_property(l, prop, &first, limit)? {
+                            indexed = Some(l);
+                            keys.extend(found);
+                            break;
                         }
-                    };
-                    match found {
-                        Some(found) => keys.extend(found),
-                        None => return Ok(None),
+                    }
+                    let Some(label) = indexed else { return Ok(None) };
+                    for sv in values {
+                        match g.nodes_by_property(label, prop, &sv, limit)? {
+                            Some(found) => keys.extend(found),
+                            None => return Ok(None),
+                        }
                     }
                 }
             }
