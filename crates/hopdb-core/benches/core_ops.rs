@@ -9,23 +9,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use hopdb_core::{Direction, EdgeInput, Graph, GraphRead, NodeInput, NodeKey, Props, Value, WriteMode};
+use hopdb_core::{Direction, EdgeInput, Graph, GraphRead, NodeKey, Props, WriteMode};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rusqlite::{params, Connection};
 use std::collections::HashMap;
-use std::time::Duration;
 
 #[path = "common/datasets.rs"]
 mod datasets;
+#[path = "common/edge_sample.rs"]
+mod edge_sample;
 
 use datasets::read_edges;
-
-const TY: &str = "LINK";
-
-fn weight(a: i64, b: i64) -> f64 {
-    ((a * 31 + b).rem_euclid(100)) as f64 / 10.0
-}
+use edge_sample::{bucket_members, edge_test_pairs, sql_edges, sql_has_edge, weight, BUCKETS, TY};
 
 struct Hop {
     g: Graph,
@@ -38,23 +34,7 @@ struct Sql {
 }
 
 fn load_hopdb(nodes: &[i64], edges: &[(i64, i64)]) -> Hop {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let g = Graph::open(dir.path()).expect("open");
-    for c in nodes.chunks(5000) {
-        let batch: Vec<NodeInput> = c
-            .iter()
-            .map(|&n| NodeInput::new(n).props(hopdb_core::props([("name", Value::from(format!("n{n}")))])))
-            .collect();
-        g.upsert_nodes(&batch, WriteMode::Replace).expect("nodes");
-    }
-    for c in edges.chunks(5000) {
-        let batch: Vec<EdgeInput> = c
-            .iter()
-            .map(|&(a, b)| EdgeInput::new(a, TY, b).weight(weight(a, b)))
-            .collect();
-        g.upsert_edges(&batch, WriteMode::Replace).expect("edges");
-    }
-    g.flush().expect("flush");
+    let (g, dir) = edge_sample::load_hopdb(nodes, edges);
     Hop { g, _dir: dir }
 }
 
@@ -85,23 +65,6 @@ fn load_sqlite(nodes: &[i64], edges: &[(i64, i64)]) -> Sql {
     Sql { c, _dir: dir }
 }
 
-fn sql_has_edge(c: &Connection, a: i64, b: i64) -> bool {
-    let mut s = c
-        .prepare_cached("SELECT 1 FROM edges WHERE src = ?1 AND dst = ?2")
-        .expect("prep");
-    s.exists(params![a, b]).expect("query")
-}
-
-fn sql_edges(c: &Connection, a: i64) -> usize {
-    let mut s = c
-        .prepare_cached("SELECT dst, weight FROM edges WHERE src = ?1")
-        .expect("prep");
-    let rows = s
-        .query_map(params![a], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<f64>>(1)?)))
-        .expect("query");
-    rows.map(|r| r.expect("row")).collect::<Vec<_>>().len()
-}
-
 fn sql_degree(c: &Connection, a: i64) -> (i64, f64) {
     let mut s = c
         .prepare_cached("SELECT count(*), total(weight) FROM edges WHERE src = ?1")
@@ -117,13 +80,6 @@ fn sql_upsert(c: &Connection, a: i64, b: i64, w: f64) {
         .expect("prep");
     s.execute(params![a, b, w]).expect("upsert");
 }
-
-const BUCKETS: [(&str, usize, usize); 4] = [
-    ("deg_1-10", 1, 10),
-    ("deg_11-100", 11, 100),
-    ("deg_101-1000", 101, 1000),
-    ("deg_hubs_1001+", 1001, usize::MAX),
-];
 
 fn bench_dataset(c: &mut Criterion, name: &str, rel: &str, count_header: bool) {
     let Some(edges) = read_edges(rel, count_header) else {
@@ -147,19 +103,7 @@ fn bench_dataset(c: &mut Criterion, name: &str, rel: &str, count_header: bool) {
     assert_eq!(hop.g.node_count().expect("count") as usize, nodes.len());
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let sample_nodes: Vec<i64> = (0..4096).map(|_| nodes[rng.random_range(0..nodes.len())]).collect();
-    // Half existing edges, half random pairs (mostly absent).
-    let pairs: Vec<(i64, i64)> = (0..4096)
-        .map(|i| {
-            if i % 2 == 0 {
-                edges[rng.random_range(0..edges.len())]
-            } else {
-                (
-                    nodes[rng.random_range(0..nodes.len())],
-                    nodes[rng.random_range(0..nodes.len())],
-                )
-            }
-        })
-        .collect();
+    let pairs = edge_test_pairs(&mut rng, &nodes, &edges);
     // Both engines must agree before anything is timed.
     for &(a, b) in pairs.iter().take(500) {
         assert_eq!(
@@ -214,16 +158,7 @@ fn bench_dataset(c: &mut Criterion, name: &str, rel: &str, count_header: bool) {
     g.finish();
 
     for (bucket, lo, hi) in BUCKETS {
-        let members: Vec<i64> = {
-            let mut v: Vec<i64> = outdeg
-                .iter()
-                .filter(|(_, d)| (lo..=hi).contains(*d))
-                .map(|(n, _)| *n)
-                .collect();
-            v.sort_unstable();
-            let mut r = ChaCha8Rng::seed_from_u64(lo as u64);
-            (0..v.len().min(64)).map(|_| v[r.random_range(0..v.len())]).collect()
-        };
+        let members = bucket_members(&outdeg, lo, hi);
         if members.is_empty() {
             continue;
         }
@@ -320,13 +255,12 @@ fn bench_dataset(c: &mut Criterion, name: &str, rel: &str, count_header: bool) {
 }
 
 fn benches(c: &mut Criterion) {
-    bench_dataset(c, "notredame", "snap-web-NotreDame/web-NotreDame.txt.gz", true);
-    bench_dataset(c, "slashdot", "snap-soc-Slashdot0902/soc-Slashdot0902.txt.gz", false);
+    edge_sample::each_graph(c, bench_dataset);
 }
 
 criterion_group! {
     name = core;
-    config = Criterion::default().sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(3));
+    config = edge_sample::config();
     targets = benches
 }
 criterion_main!(core);

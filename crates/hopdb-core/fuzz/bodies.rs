@@ -125,6 +125,30 @@ mod fuzz_bodies {
                 );
             }
         }
+        segment(data);
+    }
+
+    /// An adjacency segment: refused as corruption, or entries that every reader agrees on
+    /// and that re-encode to the same bytes when in order.
+    fn segment(data: &[u8]) {
+        let s = f::decode_segment(data);
+        corrupt("adjacency segment", &s);
+        let Ok(entries) = s else { return };
+        let mut seen = Vec::new();
+        ok(
+            "a decoded segment visits",
+            f::visit_segment(data, None, |t, n, e, r| seen.push((t, n, e, r.to_vec()))),
+        );
+        let count = ok("a decoded segment counts", f::segment_len(data));
+        assert_eq!((count, &seen), (entries.len(), &entries), "the visitor disagrees");
+        let sorted = entries.windows(2).all(|w| (w[0].0, w[0].1, w[0].2) < (w[1].0, w[1].1, w[1].2));
+        if let (true, Some(first)) = (sorted, entries.first()) {
+            let found = ok("a decoded segment searches", f::segment_find(data, first.0, first.1));
+            assert_eq!(found.first(), Some(&first.2), "the search misses an entry");
+            let inputs: Vec<(u32, u64, u64, &[u8])> =
+                entries.iter().map(|(t, n, e, r)| (*t, *n, *e, r.as_slice())).collect();
+            assert_eq!(f::encode_segment(&inputs), data, "segment round trip");
+        }
     }
 
     /// The reference `deg` merge: per type, lanes summed (counts with overflow refused as

@@ -1,13 +1,18 @@
 //! Not part of the API: the decoders of stored bytes, otherwise crate-private, exposed for the
 //! fuzz targets (`crates/hopdb-core/fuzz`) and their bounded in-suite run
-//! (`tests/fuzz_decoders.rs`). Each is a thin wrapper over the function the store itself calls
-//! on what it reads back from disk; nothing here is used by the store.
+//! (`tests/fuzz_decoders.rs`), and the segment codec for the adjacency-layout bench. Each is a
+//! thin wrapper over the function the store itself calls on what it reads back from disk;
+//! nothing here is used by the store.
 
 use crate::counters::{self, Deg, DegSet};
 use crate::error::Result;
+use crate::read::Side;
 use crate::records::{self, EdgeRec, NodeRec, TypeId};
+use crate::segment;
 use crate::value::{self, NodeKey, Props, Reader, Value};
+use crate::Edge;
 use crate::{fulltext, index, FulltextIndexDef};
+use std::sync::Arc;
 
 /// One property value (the encoding inside a property map), at the top nesting level.
 pub fn decode_value(b: &[u8]) -> Result<Value> {
@@ -51,6 +56,48 @@ pub fn decode_edge_record_head(b: &[u8]) -> Result<(NodeKey, Option<f64>)> {
 /// An adjacency entry value's encoding.
 pub fn encode_edge_record(nbr: NodeKey, weight: Option<f64>, props: Props) -> Result<Vec<u8>> {
     EdgeRec { nbr, weight, props }.encode()
+}
+
+/// One segment entry: (type, neighbour id, edge id, record).
+pub type SegmentEntry = (u32, u64, u64, Vec<u8>);
+
+/// An adjacency segment (decision 0055): every entry, in order.
+pub fn decode_segment(b: &[u8]) -> Result<Vec<SegmentEntry>> {
+    let s = segment::Segment::parse(b)?;
+    Ok(s.entries(None)
+        .map(|e| (e.ty, e.nbr, e.eid, e.record.to_vec()))
+        .collect())
+}
+
+/// A segment's encoding; the entries must be sorted by (type, neighbour id, edge id).
+pub fn encode_segment(entries: &[(u32, u64, u64, &[u8])]) -> Vec<u8> {
+    segment::encode(entries)
+}
+
+/// A segment's entry count.
+pub fn segment_len(b: &[u8]) -> Result<usize> {
+    Ok(segment::Segment::parse(b)?.len())
+}
+
+/// Visits a segment's entries of type `ty` (all when `None`) in place: `(type, neighbour id,
+/// edge id, record)`.
+pub fn visit_segment(b: &[u8], ty: Option<u32>, mut f: impl FnMut(u32, u64, u64, &[u8])) -> Result<()> {
+    for e in segment::Segment::parse(b)?.entries(ty) {
+        f(e.ty, e.nbr, e.eid, e.record);
+    }
+    Ok(())
+}
+
+/// A segment's entries as the out-edges of `me`, all of type `ty`: the listing the store
+/// builds from a segment.
+pub fn segment_edges(b: &[u8], me: &NodeKey, ty: &Arc<str>) -> Result<Vec<Edge>> {
+    let s = segment::Segment::parse(b)?;
+    segment::edges(&s, me, Side::Out, None, &|_| Ok(ty.clone()))
+}
+
+/// The edge ids a segment holds for type `ty` to neighbour `nbr` (a binary search).
+pub fn segment_find(b: &[u8], ty: u32, nbr: u64) -> Result<Vec<u64>> {
+    Ok(segment::Segment::parse(b)?.find(ty, nbr).map(|e| e.eid).collect())
 }
 
 /// The six lanes of one type's degree counters: out, out weight, in, in weight, undirected,

@@ -34,6 +34,7 @@ mod model;
 mod parallel;
 mod read;
 mod records;
+mod segment;
 pub mod spatial;
 mod state;
 mod topology;

@@ -102,6 +102,18 @@ fn seeds(target: &str) -> Vec<Vec<u8>> {
                 out.push(f::encode_edge_record(k.clone(), Some(0.25), p.clone()).unwrap());
                 out.push(f::encode_edge_record(k, None, p).unwrap());
             }
+            let recs: Vec<Vec<u8>> = sample_keys()
+                .into_iter()
+                .map(|k| f::encode_edge_record(k, Some(1.5), Props::new()).unwrap())
+                .collect();
+            let entries: Vec<(u32, u64, u64, &[u8])> = recs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ((i / 3) as u32, 10 + i as u64, 0, r.as_slice()))
+                .collect();
+            out.push(f::encode_segment(&entries));
+            out.push(f::encode_segment(&entries[..1]));
+            out.push(f::encode_segment(&[]));
         }
         "counters" => {
             let a = f::encode_deg_set(&[lanes(0, 1, 0, 0, 1.0), lanes(2, 0, 3, 1, 2.5)]);
