@@ -26,13 +26,20 @@ parallel="${HOPDB_LONG_PARALLEL:-$(nproc)}"
 seed="${HOPDB_CRASH_SEED:-$(date +%s)}"
 log="${1:-$CARGO_TARGET_DIR/reliability-$(date +%Y%m%dT%H%M%S).log}"
 echo "reliability: seed $seed, $kills kills per crash test, $io writers per I/O fault, $flips bit flips, $parallel parts at once; log $log" | tee "$log"
+trap 'rm -f "$log".*.bin' EXIT
 summary='crash test:|crash progress:|torn WAL:|injected I/O faults|mixed work:|flipped bits:|^test result|^error|panicked|kept for inspection'
 
-# The test binary of tests/NAME.rs, built once: the parts run it directly, so none holds
-# cargo's build lock while the others wait.
+# The test binary of tests/NAME.rs, built once and copied beside the log: the parts run the
+# copy, so none holds cargo's build lock while the others wait, and a build during the run
+# (which rewrites the binary in the build directory) cannot pull it from under a writer the
+# test spawns from its own path (it did: "spawning the writer: No such file or directory").
 test_binary() {
-  cargo test --release -p hopdb-core --test "$1" --no-run --message-format=json 2>/dev/null \
-    | grep -o '"executable":"[^"]*"' | tail -1 | cut -d'"' -f4
+  local built
+  built=$(cargo test --release -p hopdb-core --test "$1" --no-run --message-format=json 2>/dev/null \
+    | grep -o '"executable":"[^"]*"' | tail -1 | cut -d'"' -f4)
+  [ -x "$built" ] || return 0
+  cp "$built" "$log.$1.bin"
+  echo "$log.$1.bin"
 }
 
 # run FILE TEST SEED_VAR COUNT_VAR TOTAL: TOTAL iterations of TEST in tests/FILE.rs, split

@@ -101,6 +101,15 @@ mod fuzz_bodies {
         }
         let e = f::decode_edge_record(data);
         corrupt("edge record", &e);
+        let listed = f::decode_edge_record_listed(data);
+        match (&e, &listed) {
+            (Ok(a), Ok(b)) => assert!(
+                a.0 == b.0 && a.1.map(f64::to_bits) == b.1.map(f64::to_bits) && a.2.len() == b.2.len(),
+                "the listing decoder disagrees"
+            ),
+            (Err(_), Err(_)) => {}
+            _ => panic!("the listing decoder and the general one disagree on whether {data:?} decodes"),
+        }
         let head = f::decode_edge_record_head(data);
         corrupt("edge record head", &head);
         if let Ok((nbr, weight, props)) = e {

@@ -48,6 +48,11 @@ pub fn decode_edge_record(b: &[u8]) -> Result<(NodeKey, Option<f64>, Props)> {
     EdgeRec::decode(b).map(|r| (r.nbr, r.weight, r.props))
 }
 
+/// An adjacency entry's value as listings decode it (a fast path for the common shape).
+pub fn decode_edge_record_listed(b: &[u8]) -> Result<(NodeKey, Option<f64>, Props)> {
+    EdgeRec::decode_parts(b)
+}
+
 /// An adjacency entry's neighbour key and weight only.
 pub fn decode_edge_record_head(b: &[u8]) -> Result<(NodeKey, Option<f64>)> {
     EdgeRec::decode_head(b)

@@ -509,18 +509,18 @@ impl View<'_> {
     }
 
     pub(crate) fn make_edge(&self, me: &NodeKey, side: Side, a: &AdjKey, v: &[u8]) -> Result<Edge> {
-        let rec = EdgeRec::decode(v)?;
+        let (nbr, weight, props) = EdgeRec::decode_parts(v)?;
         let (src, dst) = match side {
-            Side::Out => (me.clone(), rec.nbr),
-            Side::In => (rec.nbr, me.clone()),
+            Side::Out => (me.clone(), nbr),
+            Side::In => (nbr, me.clone()),
         };
         Ok(Edge {
             src,
             ty: self.type_name(a.ty)?,
             dst,
             id: a.eid,
-            weight: rec.weight,
-            props: rec.props,
+            weight,
+            props,
         })
     }
 

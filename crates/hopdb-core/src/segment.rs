@@ -180,14 +180,21 @@ impl<'a> Segment<'a> {
     }
 
     /// The entries of type `ty` (every type when `None`), in order.
-    pub(crate) fn entries(&self, ty: Option<TypeId>) -> impl Iterator<Item = Entry<'a>> + '_ {
-        (0..self.runs)
-            .filter(move |&r| ty.is_none_or(|t| self.run_ty(r) == t))
-            .flat_map(move |r| {
-                let start = if r == 0 { 0 } else { self.run_end(r - 1) };
-                let t = self.run_ty(r);
-                (start..self.run_end(r)).map(move |i| self.entry_of(i, t))
-            })
+    pub(crate) fn entries(&self, ty: Option<TypeId>) -> Entries<'a> {
+        let (run, i, end) = match ty {
+            None => (0, 0, if self.runs == 0 { 0 } else { self.run_end(0) }),
+            Some(t) => match (0..self.runs).find(|&r| self.run_ty(r) == t) {
+                Some(r) => (r, if r == 0 { 0 } else { self.run_end(r - 1) }, self.run_end(r)),
+                None => (0, 0, 0),
+            },
+        };
+        Entries {
+            seg: *self,
+            all: ty.is_none(),
+            run,
+            i,
+            end,
+        }
     }
 
     /// The index range of `ty`'s entries.
@@ -226,21 +233,48 @@ pub(crate) fn edges(
                 n
             }
         };
-        let rec = EdgeRec::decode(e.record)?;
+        let (nbr, weight, props) = EdgeRec::decode_parts(e.record)?;
         let (src, dst) = match side {
-            Side::Out => (me.clone(), rec.nbr),
-            Side::In => (rec.nbr, me.clone()),
+            Side::Out => (me.clone(), nbr),
+            Side::In => (nbr, me.clone()),
         };
         out.push(Edge {
             src,
             ty: ty_name,
             dst,
             id: e.eid,
-            weight: rec.weight,
-            props: rec.props,
+            weight,
+            props,
         });
     }
     Ok(out)
+}
+
+/// The entries of one type or of all, in order (a loop over indexes, not nested iterators:
+/// listings call `next` per edge).
+pub(crate) struct Entries<'a> {
+    seg: Segment<'a>,
+    all: bool,
+    run: usize,
+    i: usize,
+    end: usize,
+}
+
+impl<'a> Iterator for Entries<'a> {
+    type Item = Entry<'a>;
+
+    fn next(&mut self) -> Option<Entry<'a>> {
+        while self.i == self.end {
+            if !self.all || self.run + 1 >= self.seg.runs {
+                return None;
+            }
+            self.run += 1;
+            self.end = self.seg.run_end(self.run);
+        }
+        let e = self.seg.entry_of(self.i, self.seg.run_ty(self.run));
+        self.i += 1;
+        Some(e)
+    }
 }
 
 /// The first index in `r` for which `below` is false (`below` true on a prefix of `r`).
