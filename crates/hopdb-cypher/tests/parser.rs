@@ -768,6 +768,23 @@ fn in_small_thread<F: FnOnce() + Send + 'static>(f: F) {
         .unwrap();
 }
 
+/// `x = [inner] = x` nested `depth` times: each level copies its middle operand, the whole
+/// level below (`a < b < c` is `a < b AND b < c`), so the tree doubles per level.
+fn nested_chains(depth: usize) -> String {
+    (0..depth).fold("x".to_string(), |inner, _| format!("x = [{inner}] = x"))
+}
+
+/// Found by the long fuzz run (2026-12-01): a 2.4 KB query of nested chained comparisons took
+/// 21 s and over 1 GB to parse. Copies are bounded now; shallow chains still parse.
+#[test]
+fn nested_comparison_chains_are_bounded() {
+    let q = format!("WITH 1 AS x RETURN {}", nested_chains(10));
+    ok(&q);
+    let e = err(&format!("WITH 1 AS x RETURN {}", nested_chains(18)));
+    assert_eq!(e.class, ErrorClass::SyntaxError);
+    assert!(e.message.contains("too large"), "{e}");
+}
+
 #[test]
 fn deep_nesting_is_an_error_not_a_crash() {
     in_small_thread(|| {

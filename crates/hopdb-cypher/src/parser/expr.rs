@@ -2,9 +2,9 @@
 //! predicates < + - < * / % < ^ < unary + - < postfix (property, index, slice, labels) < atoms.
 
 use super::lexer::{Tok, INT_LIMIT};
-use super::Parser;
+use super::{Parser, INVALID_SYNTAX, MAX_COPIED_NODES};
 use crate::ast::{BinaryOp, Expr, Literal, MapProjectionItem, Quantifier, Subquery, UnaryOp};
-use crate::error::Result;
+use crate::error::{CypherError, Result};
 
 const OR: u8 = 1;
 const XOR: u8 = 2;
@@ -121,8 +121,24 @@ impl Parser<'_> {
         let mut pairs: Vec<(BinaryOp, Expr)> = Vec::new();
         while let Some((op, CMP)) = self.binary_op() {
             self.advance();
+            let (pos, copied) = (self.pos, self.copied);
             pairs.push((op, self.binary(PRED)?));
             self.wrap(2)?;
+            // Every operand but the last is copied below; its size is at most the tokens it
+            // was parsed from plus the copies made inside it.
+            if matches!(self.binary_op(), Some((_, CMP))) {
+                self.copied += (self.pos - pos) + (self.copied - copied);
+                if self.copied > MAX_COPIED_NODES {
+                    return Err(CypherError::syntax(
+                        INVALID_SYNTAX,
+                        format!(
+                            "The expression is too large: its chained comparisons (a < b < c) copy more than {} operators and operands",
+                            MAX_COPIED_NODES
+                        ),
+                        self.position(),
+                    ));
+                }
+            }
         }
         let mut left = first;
         let mut acc: Option<Expr> = None;
