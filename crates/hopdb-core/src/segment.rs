@@ -181,32 +181,37 @@ impl<'a> Segment<'a> {
 
     /// The entries of type `ty` (every type when `None`), in order.
     pub(crate) fn entries(&self, ty: Option<TypeId>) -> Entries<'a> {
-        let (run, i, end) = match ty {
-            None => (0, 0, if self.runs == 0 { 0 } else { self.run_end(0) }),
-            Some(t) => match (0..self.runs).find(|&r| self.run_ty(r) == t) {
-                Some(r) => (r, if r == 0 { 0 } else { self.run_end(r - 1) }, self.run_end(r)),
-                None => (0, 0, 0),
-            },
+        let run = match ty {
+            None => 0,
+            Some(t) => self.run_of(t).unwrap_or(self.runs),
         };
+        let range = self.run_range(run);
         Entries {
             seg: *self,
             all: ty.is_none(),
             run,
-            i,
-            end,
+            i: range.start,
+            end: range.end,
         }
     }
 
-    /// The index range of `ty`'s entries.
-    fn run_range(&self, ty: TypeId) -> Option<Range<usize>> {
-        let r = (0..self.runs).find(|&r| self.run_ty(r) == ty)?;
+    /// The run holding type `ty`'s entries.
+    fn run_of(&self, ty: TypeId) -> Option<usize> {
+        (0..self.runs).find(|&r| self.run_ty(r) == ty)
+    }
+
+    /// The index range of run `r`'s entries (empty past the last run).
+    fn run_range(&self, r: usize) -> Range<usize> {
+        if r >= self.runs {
+            return 0..0;
+        }
         let start = if r == 0 { 0 } else { self.run_end(r - 1) };
-        Some(start..self.run_end(r))
+        start..self.run_end(r)
     }
 
     /// The entries of type `ty` to `nbr` (several for a multi-edge type), by binary search.
     pub(crate) fn find(&self, ty: TypeId, nbr: NodeId) -> impl Iterator<Item = Entry<'a>> + '_ {
-        let range = self.run_range(ty).unwrap_or(0..0);
+        let range = self.run_range(self.run_of(ty).unwrap_or(self.runs));
         let lo = partition_point(range.clone(), |i| self.nbr(i) < nbr);
         let hi = partition_point(lo..range.end, |i| self.nbr(i) <= nbr);
         (lo..hi).map(move |i| self.entry_of(i, ty))
@@ -234,6 +239,8 @@ pub(crate) fn edges(
             }
         };
         let (nbr, weight, props) = EdgeRec::decode_parts(e.record)?;
+        // The same as `View::make_edge`, built in place: a `Result<Edge>` per edge from a
+        // shared helper measured 15% slower on this path.
         let (src, dst) = match side {
             Side::Out => (me.clone(), nbr),
             Side::In => (nbr, me.clone()),
